@@ -1,0 +1,170 @@
+import { isAbortError } from '../abort.js';
+import { describeError } from '../errors.js';
+import type { Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
+import type { NewSessionEvent, SessionLog } from '../ports/session-log.js';
+
+/** An event a background task records; the task's session, turn and step are filled in. */
+export interface BackgroundEvent {
+  readonly type: string;
+  readonly data: unknown;
+  readonly ignorable?: boolean;
+  readonly key?: string;
+}
+
+/** What a background task receives. */
+export interface BackgroundTaskContext {
+  /** Aborts when the starting turn is aborted before commit, or when the harness closes. */
+  readonly signal: AbortSignal;
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly step: number;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** Appends events to the session log right away (the turn is usually over by then). */
+  appendEvents(events: readonly BackgroundEvent[]): Promise<void>;
+}
+
+/** The body of a background task. */
+export type BackgroundTaskRun = (task: BackgroundTaskContext) => Promise<void>;
+
+/** A started task. */
+export interface BackgroundTaskHandle {
+  readonly name: string;
+  /** Settles when the task ends (never rejects; failures become `kernel/background-failed`). */
+  readonly done: Promise<void>;
+  abort(reason?: unknown): void;
+}
+
+/** Where a task belongs: its session, turn, and the plugin that started it. */
+export interface BackgroundTaskOwner {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly step: number;
+  readonly plugin: string;
+}
+
+/** How `close()` treats running tasks. */
+export interface CloseBackgroundOptions {
+  /** `abort` (default) cancels running tasks; `drain` waits for them. */
+  readonly mode?: 'abort' | 'drain';
+  /** With `drain`, abort whatever is still running after this long (default: wait forever). */
+  readonly timeoutMs?: number;
+}
+
+interface TrackedTask {
+  readonly handle: BackgroundTaskHandle;
+  readonly controller: AbortController;
+}
+
+/**
+ * Tracks work that outlives a turn (e.g. DIO task polling). Every task is cancellable, its
+ * failures are recorded as session events, and `close()` aborts or drains all of them so no
+ * timer or request is left behind.
+ */
+export class BackgroundTasks {
+  readonly #tasks = new Set<TrackedTask>();
+  readonly #sessionLog: SessionLog;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  #closed = false;
+
+  /**
+   * @param sessionLog - where task events go
+   * @param clock - the harness clock (passed to tasks)
+   * @param logger - the harness logger
+   */
+  constructor(sessionLog: SessionLog, clock: Clock, logger: Logger) {
+    this.#sessionLog = sessionLog;
+    this.#clock = clock;
+    this.#logger = logger;
+  }
+
+  /** Number of tasks still running. */
+  get size(): number {
+    return this.#tasks.size;
+  }
+
+  /**
+   * Starts a task. Throws when the harness is closed (nothing would ever stop it).
+   * @param name - a name for logs and events
+   * @param owner - session, turn and plugin the task belongs to
+   * @param run - the task body
+   */
+  start(name: string, owner: BackgroundTaskOwner, run: BackgroundTaskRun): BackgroundTaskHandle {
+    if (this.#closed) throw new Error(`Cannot start background task "${name}": the harness is closed`);
+    const controller = new AbortController();
+    const logger = this.#logger.child({ plugin: owner.plugin, task: name });
+    const appendEvents = async (events: readonly BackgroundEvent[]) => {
+      const at = new Date(this.#clock.now()).toISOString();
+      const batch: NewSessionEvent[] = events.map((event) => ({
+        turnId: owner.turnId,
+        step: owner.step,
+        type: event.type,
+        ignorable: event.ignorable ?? true,
+        at,
+        ...(event.key === undefined ? {} : { key: event.key }),
+        data: event.data,
+      }));
+      await this.#sessionLog.append(owner.sessionId, batch);
+    };
+    const context: BackgroundTaskContext = {
+      signal: controller.signal,
+      sessionId: owner.sessionId,
+      turnId: owner.turnId,
+      step: owner.step,
+      logger,
+      clock: this.#clock,
+      appendEvents,
+    };
+    let tracked: TrackedTask | undefined;
+    const done = Promise.resolve()
+      .then(() => run(context))
+      .catch(async (error: unknown) => {
+        // Cancellation is not a failure: nothing is recorded for an aborted task.
+        if (controller.signal.aborted && (isAbortError(error) || error === controller.signal.reason)) return;
+        logger.error('background task failed', { error: describeError(error) });
+        await appendEvents([{ type: 'kernel/background-failed', data: { task: name, plugin: owner.plugin, error: describeError(error) } }]).catch(
+          (appendError: unknown) => logger.error('could not record background failure', { error: describeError(appendError) }),
+        );
+      })
+      .finally(() => {
+        if (tracked) this.#tasks.delete(tracked);
+      });
+    const handle: BackgroundTaskHandle = {
+      name,
+      done,
+      abort: (reason?: unknown) => controller.abort(reason ?? new DOMException(`Background task "${name}" was aborted`, 'AbortError')),
+    };
+    tracked = { handle, controller };
+    this.#tasks.add(tracked);
+    return handle;
+  }
+
+  /**
+   * Stops accepting tasks, then aborts (default) or drains the running ones.
+   * @param options - mode and drain timeout
+   */
+  async close(options: CloseBackgroundOptions = {}): Promise<void> {
+    this.#closed = true;
+    const running = [...this.#tasks];
+    if (options.mode === 'drain') {
+      const all = Promise.all(running.map((task) => task.handle.done));
+      if (options.timeoutMs === undefined) {
+        await all;
+        return;
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
+      });
+      const outcome = await Promise.race([all.then(() => 'drained' as const), timedOut]);
+      clearTimeout(timer);
+      if (outcome === 'drained') return;
+    }
+    const reason = new DOMException('The harness was closed', 'AbortError');
+    for (const task of this.#tasks) task.controller.abort(reason);
+    await Promise.all([...this.#tasks].map((task) => task.handle.done));
+  }
+}
+

@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { BackgroundTasks } from '../background/background-tasks.js';
+import { createIsolatedContainer, type DependencyContainer, type InjectionToken, Tokens } from '../di/index.js';
+import { ToolExecutor } from '../director/tool-executor.js';
+import { describeError, KernelError } from '../errors.js';
+import { HookRegistry } from '../hooks/hook-registry.js';
+import type { HookRunnerSettings } from '../hooks/hook-runner.js';
+import { HOOK_NAMES, type HookEntry, type HookName } from '../hooks/hook-types.js';
+import { checkPluginMetadata, validatePluginConfig } from '../plugin/boot-checks.js';
+import type { HookRegistrar, PluginDefinition, PluginSetupContext } from '../plugin/plugin.js';
+import type { ModelRegistry } from '../ports/chat-model.js';
+import { systemClock } from '../ports/clock.js';
+import { silentLogger, type Logger } from '../ports/logger.js';
+import { createModelRegistry } from '../ports/model-registry.js';
+import { parseTurnInput, runTurn, type TurnServices } from '../turn/run-turn.js';
+import { KERNEL_VERSION } from '../version.js';
+import type { Harness, HarnessOptions, RunTurnOptions, TurnResult } from './harness-options.js';
+
+const DEFAULT_TIMEOUTS: Readonly<Record<HookName, number>> = { preActor: 600_000, actorAssemble: 10_000, review: 60_000, postReview: 300_000 };
+
+/**
+ * Boots a kernel instance: checks plugin metadata and config, creates a private DI container
+ * (never the global one) with a child scope per plugin, runs every `setup` in order, and sorts
+ * hook handlers once.
+ * @example
+ * ```ts
+ * const harness = await createHarness({ plugins: [assemblerPlugin({ preset })], model, sessionLog });
+ * const { reply } = await harness.runTurn({ sessionId: 'demo', text: 'Hello, Lia.' });
+ * await harness.close();
+ * ```
+ * @throws {KernelError} KERNEL_HARNESS_INVALID, KERNEL_PLUGIN_DUPLICATE,
+ *   KERNEL_PLUGIN_MISSING_DEPENDENCY, KERNEL_PLUGIN_VERSION_MISMATCH,
+ *   KERNEL_PLUGIN_CONFIG_INVALID, KERNEL_PLUGIN_INVALID, KERNEL_PLUGIN_SETUP_FAILED
+ */
+export async function createHarness(options: HarnessOptions): Promise<Harness> {
+  const models = pickModels(options);
+  if (!options.sessionLog) throw new KernelError('KERNEL_HARNESS_INVALID', 'createHarness needs a sessionLog');
+  const plugins = options.plugins ?? [];
+  checkPluginMetadata(plugins, KERNEL_VERSION);
+  const configs = [];
+  for (const plugin of plugins) configs.push(await validatePluginConfig(plugin));
+
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const root = createIsolatedContainer();
+  const background = new BackgroundTasks(options.sessionLog, clock, logger.child({ component: 'background' }));
+  root.register(Tokens.Clock, { useValue: clock });
+  root.register(Tokens.Logger, { useValue: logger });
+  root.register(Tokens.SessionLog, { useValue: options.sessionLog });
+  root.register(Tokens.ModelRegistry, { useValue: models });
+  root.register(Tokens.BackgroundTasks, { useValue: background });
+  if (options.trees) root.register(Tokens.TreeStore, { useValue: options.trees });
+
+  const hooks = new HookRegistry();
+  const tools = new ToolExecutor();
+  const loggers = new Map<string, Logger>([['', logger]]);
+  const closeCallbacks: Array<() => void | Promise<void>> = [];
+  for (const [index, plugin] of plugins.entries()) {
+    const pluginLogger = logger.child({ plugin: plugin.name });
+    loggers.set(plugin.name, pluginLogger);
+    const context = setupContext(plugin, configs[index], root, root.createChildContainer(), pluginLogger, hooks, tools, closeCallbacks);
+    try {
+      await plugin.setup(context);
+    } catch (error) {
+      if (KernelError.isInstance(error)) throw error;
+      throw new KernelError('KERNEL_PLUGIN_SETUP_FAILED', `Plugin "${plugin.name}" failed in setup: ${describeError(error).message}`, {
+        plugin: plugin.name,
+        cause: error,
+      });
+    }
+  }
+  hooks.freeze();
+
+  const runner: HookRunnerSettings = {
+    timeouts: { ...DEFAULT_TIMEOUTS, ...options.hookTimeouts },
+    slowWarningMs: options.slowHookWarningMs ?? 3_000,
+    loggers,
+  };
+  const services: TurnServices = {
+    hooks,
+    tools,
+    models,
+    sessionLog: options.sessionLog,
+    clock,
+    background,
+    runner,
+    director: options.director ?? {},
+    scenario: options.scenario ?? {},
+    logger,
+    generateTurnId: options.generateTurnId ?? randomUUID,
+  };
+  return new KernelHarness(services, root, background, closeCallbacks);
+}
+
+function pickModels(options: HarnessOptions): ModelRegistry {
+  if (options.model && options.models) throw new KernelError('KERNEL_HARNESS_INVALID', 'Give createHarness either `model` or `models`, not both');
+  if (options.models) return options.models;
+  if (options.model) return createModelRegistry(options.model);
+  throw new KernelError('KERNEL_HARNESS_INVALID', 'createHarness needs a `model` (ChatModel) or `models` (ModelRegistry)');
+}
+
+function setupContext(
+  plugin: PluginDefinition<unknown>,
+  config: unknown,
+  root: DependencyContainer,
+  scope: DependencyContainer,
+  logger: Logger,
+  hooks: HookRegistry,
+  tools: ToolExecutor,
+  closeCallbacks: Array<() => void | Promise<void>>,
+): PluginSetupContext<unknown> {
+  const registrar = Object.fromEntries(
+    HOOK_NAMES.map((hook) => [hook, (entry: HookEntry<typeof hook>) => hooks.add(plugin.name, hook, entry)]),
+  ) as unknown as HookRegistrar;
+  return {
+    name: plugin.name,
+    config,
+    logger,
+    container: scope,
+    expose: <T>(token: InjectionToken<T>, value: T) => {
+      root.register(token, { useValue: value });
+    },
+    hooks: registrar,
+    registerTool: (tool) => tools.register(plugin.name, tool as never),
+    onClose: (callback) => {
+      closeCallbacks.push(callback);
+    },
+  };
+}
+
+class KernelHarness implements Harness {
+  readonly #services: TurnServices;
+  readonly #root: DependencyContainer;
+  readonly #background: BackgroundTasks;
+  readonly #closeCallbacks: Array<() => void | Promise<void>>;
+  // Turns of one session run in call order; different sessions run concurrently.
+  readonly #sessionQueues = new Map<string, Promise<unknown>>();
+  #closing: Promise<void> | undefined;
+
+  constructor(services: TurnServices, root: DependencyContainer, background: BackgroundTasks, closeCallbacks: Array<() => void | Promise<void>>) {
+    this.#services = services;
+    this.#root = root;
+    this.#background = background;
+    this.#closeCallbacks = closeCallbacks;
+  }
+
+  get backgroundTasks(): number {
+    return this.#background.size;
+  }
+
+  async runTurn(rawInput: Parameters<Harness['runTurn']>[0], options: RunTurnOptions = {}): Promise<TurnResult> {
+    if (this.#closing) throw new KernelError('KERNEL_HARNESS_CLOSED', 'This harness is closed; create a new one to run turns');
+    const input = parseTurnInput(rawInput);
+    const previous = this.#sessionQueues.get(input.sessionId) ?? Promise.resolve();
+    const run = previous.catch(() => {}).then(() => runTurn(this.#services, input, options));
+    const settled = run.catch(() => {});
+    this.#sessionQueues.set(input.sessionId, settled);
+    void settled.then(() => {
+      if (this.#sessionQueues.get(input.sessionId) === settled) this.#sessionQueues.delete(input.sessionId);
+    });
+    return run;
+  }
+
+  resolve<T>(token: InjectionToken<T>): T {
+    return this.#root.resolve(token);
+  }
+
+  close(options: Parameters<Harness['close']>[0] = {}): Promise<void> {
+    this.#closing ??= (async () => {
+      await Promise.all([...this.#sessionQueues.values()]);
+      await this.#background.close(options);
+      for (const callback of [...this.#closeCallbacks].reverse()) {
+        try {
+          await callback();
+        } catch (error) {
+          this.#services.logger.error('plugin close callback failed', { error: describeError(error) });
+        }
+      }
+      await this.#root.dispose();
+    })();
+    return this.#closing;
+  }
+}

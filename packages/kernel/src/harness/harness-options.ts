@@ -1,0 +1,79 @@
+import type { CloseBackgroundOptions } from '../background/background-tasks.js';
+import type { InjectionToken } from '../di/index.js';
+import type { DirectorSettings } from '../director/director-loop.js';
+import type { KernelError } from '../errors.js';
+import type { HookName, PreparedActorPrompt } from '../hooks/hook-types.js';
+import type { PluginDefinition } from '../plugin/plugin.js';
+import type { ChatModel, ChatUsage, ModelRegistry } from '../ports/chat-model.js';
+import type { Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
+import type { SessionEvent, SessionLog } from '../ports/session-log.js';
+import type { TreeStore } from '../ports/tree-store.js';
+import type { Scenario, TurnInput } from '../turn/turn-input.js';
+
+/** Options of {@link createHarness}. Give exactly one of `model` and `models`. */
+export interface HarnessOptions {
+  // biome-ignore lint/suspicious/noExplicitAny: a harness takes plugins of any config type.
+  readonly plugins?: readonly PluginDefinition<any>[];
+  /** The one model used for every stage. */
+  readonly model?: ChatModel;
+  /** A registry when stages use different models. */
+  readonly models?: ModelRegistry;
+  readonly sessionLog: SessionLog;
+  /** Revisioned file trees (story workspaces); registered under `Tokens.TreeStore` when given. */
+  readonly trees?: TreeStore;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** Default scenario; a turn's `scenario` overrides it field by field. */
+  readonly scenario?: Scenario;
+  /** Timeout per hook in ms (defaults: preActor 600 000, actorAssemble 10 000, review 60 000, postReview 300 000). */
+  readonly hookTimeouts?: Partial<Record<HookName, number>>;
+  /** Warn once when a handler runs longer than this (ms, default 3 000). */
+  readonly slowHookWarningMs?: number;
+  readonly director?: DirectorSettings;
+  /** Generates turn ids when the input has none (default: `crypto.randomUUID`). */
+  readonly generateTurnId?: () => string;
+}
+
+/** Options of {@link Harness.runTurn}. */
+export interface RunTurnOptions {
+  /** Cancels the turn: it rejects with the signal's reason; nothing is committed. */
+  readonly signal?: AbortSignal;
+  /** Receives the actor's reply text as it streams (when the model streams). */
+  readonly onReplyDelta?: (text: string) => void;
+  /** Receives each event as a handler queues it (live progress for UIs). */
+  readonly onEvent?: (event: { readonly type: string; readonly data: unknown }) => void;
+}
+
+/** What `runTurn` resolves with. */
+export interface TurnResult {
+  readonly turnId: string;
+  readonly sessionId: string;
+  readonly step: number;
+  /** The visible reply (after review). */
+  readonly reply: string;
+  /** The actor's messages (the seed's `prepared.history`). */
+  readonly prepared: PreparedActorPrompt;
+  /** Every event appended by this turn, in order. */
+  readonly events: readonly SessionEvent[];
+  /** Failures of `postReview` handlers (the turn still succeeded). */
+  readonly postReviewErrors: readonly KernelError[];
+  readonly usage?: ChatUsage;
+}
+
+/** A booted kernel instance. */
+export interface Harness {
+  /**
+   * Runs one turn: director, preActor, actorAssemble, actor, review, commit, postReview.
+   * Turns of one session run one at a time, in call order.
+   * @throws {KernelError} KERNEL_TURN_INPUT_INVALID, KERNEL_HOOK_FAILED, KERNEL_HOOK_TIMEOUT,
+   *   KERNEL_MODEL_FAILED, KERNEL_HARNESS_CLOSED; or the abort reason when cancelled
+   */
+  runTurn(input: TurnInput, options?: RunTurnOptions): Promise<TurnResult>;
+  /** Resolves a DI token from the root container (services the kernel or plugins exposed). */
+  resolve<T>(token: InjectionToken<T>): T;
+  /** Background tasks still running. */
+  readonly backgroundTasks: number;
+  /** Stops new turns, aborts (default) or drains background tasks, then runs plugins' close callbacks. */
+  close(options?: CloseBackgroundOptions): Promise<void>;
+}

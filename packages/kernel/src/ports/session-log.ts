@@ -1,0 +1,116 @@
+import { KernelStorageError } from './storage-errors.js';
+
+/**
+ * One entry of a session's append-only log. Events are the session's durable memory: the
+ * committed turns, plugin events, degradations and background task results.
+ */
+export interface SessionEvent<Data = unknown> {
+  /** Assigned by the log: unique within the session, increasing in append order (`e1`, `e2`, …). */
+  readonly id: string;
+  readonly sessionId: string;
+  /** The turn that produced the event (`''` for events outside a turn). */
+  readonly turnId: string;
+  /** Regeneration index within the turn (0 for the first attempt). */
+  readonly step: number;
+  /** Namespaced type, e.g. `kernel/turn-committed`, `dio/scheduled`. */
+  readonly type: string;
+  /** True when a consumer rebuilding the conversation may skip the event. */
+  readonly ignorable: boolean;
+  /** ISO-8601 time the event was created. */
+  readonly at: string;
+  /** Optional lookup key; `findLatest(sessionId, {type, key})` finds it without a scan. */
+  readonly key?: string;
+  /** JSON-serialisable payload. */
+  readonly data: Data;
+}
+
+/** An event as appended: the log assigns `id` and `sessionId`. */
+export type NewSessionEvent<Data = unknown> = Omit<SessionEvent<Data>, 'id' | 'sessionId'>;
+
+/** Options for {@link SessionLog.read}. */
+export interface ReadEventsOptions {
+  /** Only events after this id (exclusive). Unknown ids throw `SESSION_EVENT_NOT_FOUND`. */
+  readonly afterId?: string;
+}
+
+/** Identifies an event by its type and lookup key. */
+export interface EventKey {
+  readonly type: string;
+  readonly key: string;
+}
+
+/**
+ * Append-only event log per session. Implementations: in-memory (`@troupe/kernel/testing`)
+ * and JSON Lines on disk (`@troupe/storage-fs`). Both pass the contract suite in
+ * `@troupe/kernel/contracts`.
+ */
+export interface SessionLog {
+  /**
+   * Appends events atomically as one batch (all or none) and returns them with ids.
+   * @throws {KernelStorageError} SESSION_INVALID_ID / SESSION_INVALID_EVENT
+   */
+  append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]>;
+  /** Events in append order; an unknown session reads as empty. */
+  read(sessionId: string, options?: ReadEventsOptions): Promise<readonly SessionEvent[]>;
+  /** The most recent event with this type and key, or `undefined`. */
+  findLatest(sessionId: string, key: EventKey): Promise<SessionEvent | undefined>;
+  /**
+   * Creates `newSessionId` holding a copy of `sessionId`'s events up to and including
+   * `atEventId` (ids kept). The parent is never modified.
+   * @throws {KernelStorageError} SESSION_EXISTS / SESSION_EVENT_NOT_FOUND
+   */
+  branch(sessionId: string, atEventId: string, newSessionId: string): Promise<void>;
+  /** The whole session as JSON Lines (one event per line, `\n`-terminated). */
+  export(sessionId: string): Promise<string>;
+  /**
+   * Creates `sessionId` from an export (events are re-addressed to the new session id).
+   * @throws {KernelStorageError} SESSION_EXISTS / SESSION_INVALID_EVENT
+   */
+  import(sessionId: string, jsonl: string): Promise<void>;
+  /** Ids of every session, sorted. */
+  list(): Promise<readonly string[]>;
+}
+
+const EVENT_TYPE_PATTERN = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)*$/;
+
+/**
+ * Validates an event before it is appended, so every implementation rejects the same input.
+ * @param event - the event to check
+ * @throws {KernelStorageError} SESSION_INVALID_EVENT naming the bad field
+ */
+export function validateNewEvent(event: NewSessionEvent): void {
+  const fail = (field: string, why: string): never => {
+    throw new KernelStorageError('SESSION_INVALID_EVENT', `Invalid session event: ${field} ${why}`);
+  };
+  if (typeof event !== 'object' || event === null) fail('event', 'must be an object');
+  if (typeof event.type !== 'string' || !EVENT_TYPE_PATTERN.test(event.type)) fail('type', `"${String(event.type)}" must look like "plugin/event-name"`);
+  if (typeof event.turnId !== 'string') fail('turnId', 'must be a string');
+  if (!Number.isInteger(event.step) || event.step < 0) fail('step', 'must be a non-negative integer');
+  if (typeof event.ignorable !== 'boolean') fail('ignorable', 'must be a boolean');
+  if (typeof event.at !== 'string' || Number.isNaN(Date.parse(event.at))) fail('at', 'must be an ISO-8601 time');
+  if (event.key !== undefined && (typeof event.key !== 'string' || event.key.length === 0 || event.key.length > 512)) {
+    fail('key', 'must be a non-empty string of at most 512 characters');
+  }
+  try {
+    if (JSON.stringify(event.data) === undefined) fail('data', 'must be JSON-serialisable');
+  } catch (error) {
+    if (error instanceof KernelStorageError) throw error;
+    fail('data', 'must be JSON-serialisable');
+  }
+}
+
+/** Session ids: lower-case letters, digits, `_` and `-`, 1–64 characters, starting alphanumeric. */
+export const SESSION_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/**
+ * @param sessionId - the id to check
+ * @throws {KernelStorageError} SESSION_INVALID_ID
+ */
+export function validateSessionId(sessionId: string): void {
+  if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) {
+    throw new KernelStorageError(
+      'SESSION_INVALID_ID',
+      `Invalid session id ${JSON.stringify(sessionId)}: use 1–64 of a-z, 0-9, "_" and "-", starting with a letter or digit`,
+    );
+  }
+}

@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import { KernelStorageError } from './storage-errors.js';
+import { MANIFEST_PATH, SETTLE_MARKER_PATTERN, TREE_ID_PATTERN } from './tree-store.js';
+
+// Rules every TreeStore implementation shares, kept here so in-memory and on-disk stores can
+// never disagree about what a valid path is or what a settled block looks like.
+
+const DIRECTORY_SEGMENT = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const FILE_SEGMENT = /^[a-z0-9][a-z0-9_-]{0,63}\.(md|json)$/;
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
+const MAX_PATH_LENGTH = 255;
+const MAX_DEPTH = 8;
+
+/**
+ * Checks a tree id against the allowlist.
+ * @param treeId - candidate id
+ * @throws {KernelStorageError} TREE_INVALID_ID
+ */
+export function validateTreeId(treeId: string): void {
+  if (typeof treeId !== 'string' || !TREE_ID_PATTERN.test(treeId) || WINDOWS_DEVICE.test(treeId)) {
+    throw new KernelStorageError(
+      'TREE_INVALID_ID',
+      `Invalid id ${JSON.stringify(treeId)}: use 1–64 of a-z, 0-9, "_" and "-", starting with a letter or digit`,
+    );
+  }
+}
+
+/**
+ * Normalises (NFC) and checks a file path inside a tree: relative POSIX segments from an
+ * allowlist, ending in `.md` or `.json`. Rejects `..`, absolute paths, backslashes, NUL,
+ * Windows device names, trailing dots or spaces and over-long paths — by construction of the
+ * allowlist, nothing can resolve outside the tree.
+ * @param path - candidate path, e.g. `characters/lia/persona.md`
+ * @returns the normalised path
+ * @throws {KernelStorageError} TREE_INVALID_PATH
+ */
+export function validateTreePath(path: string): string {
+  const fail = (why: string): never => {
+    throw new KernelStorageError('TREE_INVALID_PATH', `Invalid file path ${JSON.stringify(path)}: ${why}`);
+  };
+  if (typeof path !== 'string' || path.length === 0) return fail('must be a non-empty string');
+  const normalised = path.normalize('NFC');
+  if (normalised.length > MAX_PATH_LENGTH) fail(`longer than ${MAX_PATH_LENGTH} characters`);
+  const segments = normalised.split('/');
+  if (segments.length > MAX_DEPTH) fail(`deeper than ${MAX_DEPTH} levels`);
+  segments.forEach((segment, index) => {
+    const last = index === segments.length - 1;
+    const pattern = last ? FILE_SEGMENT : DIRECTORY_SEGMENT;
+    if (!pattern.test(segment)) {
+      fail(
+        last
+          ? `"${segment}" must be 1–64 of a-z, 0-9, "_" and "-" followed by .md or .json`
+          : `folder "${segment}" must be 1–64 of a-z, 0-9, "_" and "-"`,
+      );
+    }
+    const stem = last ? segment.replace(/\.(md|json)$/, '') : segment;
+    if (WINDOWS_DEVICE.test(stem)) fail(`"${segment}" is a reserved device name`);
+  });
+  return normalised;
+}
+
+/**
+ * Checks a settlement marker.
+ * @param marker - candidate marker
+ * @throws {KernelStorageError} TREE_INVALID_MARKER
+ */
+export function validateSettleMarker(marker: string): void {
+  if (typeof marker !== 'string' || !SETTLE_MARKER_PATTERN.test(marker)) {
+    throw new KernelStorageError(
+      'TREE_INVALID_MARKER',
+      `Invalid settle marker ${JSON.stringify(marker)}: use 1–200 of letters, digits, ":", ".", "_" and "-"`,
+    );
+  }
+}
+
+/**
+ * The exact bytes a settlement appends to a file: a marker line, then the text, newline-ended.
+ * A separating newline is added when the existing content does not end with one.
+ * @param existing - the file's current content ('' when new)
+ * @param marker - the settlement marker
+ * @param text - the text to append
+ * @returns the file's new content
+ */
+export function appendSettleBlock(existing: string, marker: string, text: string): string {
+  const separator = existing.length > 0 && !existing.endsWith('\n') ? '\n' : '';
+  const body = text.endsWith('\n') ? text : `${text}\n`;
+  return `${existing}${separator}<!-- troupe:settle ${marker} -->\n${body}`;
+}
+
+/**
+ * A digest that identifies a settlement's content, so "same marker, other content" is detected.
+ * @param appends - the settlement's appends
+ * @returns hex SHA-256 over the sorted (path, text) pairs
+ */
+export function settlementDigest(appends: Readonly<Record<string, string>>): string {
+  const pairs = Object.keys(appends)
+    .sort()
+    .map((path) => [path, appends[path]]);
+  return createHash('sha256').update(JSON.stringify(pairs), 'utf8').digest('hex');
+}
+
+/**
+ * Writes the store-owned `revision` into a manifest's JSON object, keeping every other field
+ * and the key order. Content that is not a JSON object is returned unchanged: a player's broken
+ * manifest is reported by whoever reads it, never rewritten by the store.
+ * @param content - the manifest text
+ * @param revision - the tree's new revision
+ * @returns the manifest text to store
+ */
+export function stampManifestRevision(content: string, revision: number): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    return content;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return content;
+  const stamped = { ...(parsed as Record<string, unknown>), revision };
+  return `${JSON.stringify(stamped, null, 2)}\n`;
+}
+
+/**
+ * SHA-256 of a text's UTF-8 bytes, hex-encoded.
+ * @param text - any string
+ */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+export { MANIFEST_PATH };

@@ -1,0 +1,8 @@
+// @troupe/kernel/testing: fakes with real semantics, for testing plugins and apps.
+export { MemorySessionLog, parseExport } from './memory-session-log.js';
+export { MemoryTreeStore } from './memory-tree-store.js';
+export { ScriptedChatModel, lastUserMessage } from './scripted-chat-model.js';
+export type { ScriptedAnswer, ScriptedChatModelOptions } from './scripted-chat-model.js';
+export { ManualClock } from './manual-clock.js';
+export { createTestHarness } from './test-harness.js';
+export type { TestHarness } from './test-harness.js';

@@ -1,0 +1,153 @@
+import { KernelStorageError } from '../ports/storage-errors.js';
+import {
+  type EventKey,
+  type NewSessionEvent,
+  type ReadEventsOptions,
+  type SessionEvent,
+  type SessionLog,
+  validateNewEvent,
+  validateSessionId,
+} from '../ports/session-log.js';
+
+interface MemorySession {
+  readonly events: SessionEvent[];
+  readonly index: Map<string, number>;
+  readonly keys: Map<string, SessionEvent>;
+  nextSeq: number;
+}
+
+/**
+ * An in-memory {@link SessionLog} with the same semantics as the on-disk one (it passes the same
+ * contract suite). Events are deep-copied through JSON on the way in and out, so callers can't
+ * mutate what is stored — just as with a real log.
+ */
+export class MemorySessionLog implements SessionLog {
+  readonly #sessions = new Map<string, MemorySession>();
+
+  async append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {
+    validateSessionId(sessionId);
+    for (const event of events) validateNewEvent(event);
+    const session = this.#session(sessionId, true);
+    const stored = events.map((event) => {
+      const withId = { ...event, id: `e${session.nextSeq++}`, sessionId } as SessionEvent;
+      return JSON.parse(JSON.stringify(withId)) as SessionEvent;
+    });
+    for (const event of stored) this.#push(session, event);
+    return stored.map(clone);
+  }
+
+  async read(sessionId: string, options: ReadEventsOptions = {}): Promise<readonly SessionEvent[]> {
+    validateSessionId(sessionId);
+    const session = this.#sessions.get(sessionId);
+    if (!session) {
+      if (options.afterId !== undefined) throw notFound(sessionId, options.afterId);
+      return [];
+    }
+    let start = 0;
+    if (options.afterId !== undefined) {
+      const position = session.index.get(options.afterId);
+      if (position === undefined) throw notFound(sessionId, options.afterId);
+      start = position + 1;
+    }
+    return session.events.slice(start).map(clone);
+  }
+
+  async findLatest(sessionId: string, key: EventKey): Promise<SessionEvent | undefined> {
+    validateSessionId(sessionId);
+    const found = this.#sessions.get(sessionId)?.keys.get(indexKey(key.type, key.key));
+    return found ? clone(found) : undefined;
+  }
+
+  async branch(sessionId: string, atEventId: string, newSessionId: string): Promise<void> {
+    validateSessionId(sessionId);
+    validateSessionId(newSessionId);
+    if (this.#sessions.has(newSessionId)) throw exists(newSessionId);
+    const parent = this.#sessions.get(sessionId);
+    const position = parent?.index.get(atEventId);
+    if (!parent || position === undefined) throw notFound(sessionId, atEventId);
+    const child = this.#session(newSessionId, true);
+    for (const event of parent.events.slice(0, position + 1)) this.#push(child, { ...clone(event), sessionId: newSessionId });
+    child.nextSeq = parent.nextSeq;
+  }
+
+  async export(sessionId: string): Promise<string> {
+    validateSessionId(sessionId);
+    const session = this.#sessions.get(sessionId);
+    return (session?.events ?? []).map((event) => `${JSON.stringify(event)}\n`).join('');
+  }
+
+  async import(sessionId: string, jsonl: string): Promise<void> {
+    validateSessionId(sessionId);
+    if (this.#sessions.has(sessionId)) throw exists(sessionId);
+    const events = parseExport(jsonl);
+    const session = this.#session(sessionId, true);
+    for (const event of events) this.#push(session, { ...event, sessionId });
+    session.nextSeq = Math.max(1, ...events.map((event) => sequenceOf(event.id) + 1));
+  }
+
+  async list(): Promise<readonly string[]> {
+    return [...this.#sessions.keys()].sort();
+  }
+
+  #session(sessionId: string, create: boolean): MemorySession {
+    let session = this.#sessions.get(sessionId);
+    if (!session && create) {
+      session = { events: [], index: new Map(), keys: new Map(), nextSeq: 1 };
+      this.#sessions.set(sessionId, session);
+    }
+    return session as MemorySession;
+  }
+
+  #push(session: MemorySession, event: SessionEvent): void {
+    session.index.set(event.id, session.events.length);
+    session.events.push(event);
+    if (event.key !== undefined) session.keys.set(indexKey(event.type, event.key), event);
+  }
+}
+
+/**
+ * Parses and validates a JSON Lines export.
+ * @throws {KernelStorageError} SESSION_INVALID_EVENT naming the bad line
+ */
+export function parseExport(jsonl: string): SessionEvent[] {
+  const lines = jsonl.split('\n').filter((line) => line.length > 0);
+  const seen = new Set<string>();
+  return lines.map((line, index) => {
+    let event: SessionEvent;
+    try {
+      event = JSON.parse(line) as SessionEvent;
+    } catch {
+      throw new KernelStorageError('SESSION_INVALID_EVENT', `Line ${index + 1} of the export is not valid JSON`);
+    }
+    try {
+      validateNewEvent(event);
+    } catch (error) {
+      throw new KernelStorageError('SESSION_INVALID_EVENT', `Line ${index + 1} of the export: ${(error as Error).message}`);
+    }
+    if (typeof event.id !== 'string' || !/^e[1-9][0-9]*$/.test(event.id) || seen.has(event.id)) {
+      throw new KernelStorageError('SESSION_INVALID_EVENT', `Line ${index + 1} of the export has a missing or repeated id`);
+    }
+    seen.add(event.id);
+    return event;
+  });
+}
+
+function sequenceOf(id: string): number {
+  return Number.parseInt(id.slice(1), 10);
+}
+
+function indexKey(type: string, key: string): string {
+  return `${type}\u0000${key}`;
+}
+
+function clone(event: SessionEvent): SessionEvent {
+  return JSON.parse(JSON.stringify(event)) as SessionEvent;
+}
+
+function notFound(sessionId: string, eventId: string): KernelStorageError {
+  return new KernelStorageError('SESSION_EVENT_NOT_FOUND', `Session "${sessionId}" has no event "${eventId}"`);
+}
+
+function exists(sessionId: string): KernelStorageError {
+  return new KernelStorageError('SESSION_EXISTS', `Session "${sessionId}" already exists`);
+}

@@ -1,0 +1,114 @@
+import { KernelStorageError, RevisionConflictError } from '../ports/storage-errors.js';
+import {
+  appendSettleBlock,
+  MANIFEST_PATH,
+  settlementDigest,
+  stampManifestRevision,
+  validateSettleMarker,
+  validateTreeId,
+  validateTreePath,
+} from '../ports/tree-rules.js';
+import type { SettleResult, TreeCommit, TreeSettlement, TreeSnapshot, TreeStore } from '../ports/tree-store.js';
+
+interface MemoryTree {
+  revision: number;
+  files: Record<string, string>;
+  readonly settled: Map<string, string>;
+}
+
+/**
+ * An in-memory {@link TreeStore} with the same semantics as `@troupe/storage-fs` (both pass the
+ * contract suite): revision checks, all-or-nothing commits, idempotent settlements.
+ */
+export class MemoryTreeStore implements TreeStore {
+  readonly #trees = new Map<string, MemoryTree>();
+
+  async create(treeId: string, files: Readonly<Record<string, string>>): Promise<TreeSnapshot> {
+    validateTreeId(treeId);
+    const normalised = normaliseFiles(files);
+    if (this.#trees.has(treeId)) throw new KernelStorageError('TREE_EXISTS', `"${treeId}" already exists`);
+    const tree: MemoryTree = { revision: 1, files: normalised, settled: new Map() };
+    stamp(tree);
+    this.#trees.set(treeId, tree);
+    return snapshot(treeId, tree);
+  }
+
+  async read(treeId: string): Promise<TreeSnapshot> {
+    return snapshot(treeId, this.#get(treeId));
+  }
+
+  async commit(treeId: string, change: TreeCommit): Promise<TreeSnapshot> {
+    const tree = this.#get(treeId);
+    const writes = Object.entries(change.writes).map(([path, content]) => {
+      if (content !== null && typeof content !== 'string') {
+        throw new KernelStorageError('TREE_INVALID_PATH', `The content for ${JSON.stringify(path)} must be a string or null`);
+      }
+      return [validateTreePath(path), content] as const;
+    });
+    if (change.baseRevision !== tree.revision) throw new RevisionConflictError(treeId, change.baseRevision, tree.revision);
+    const files = { ...tree.files };
+    for (const [path, content] of writes) {
+      if (content === null) delete files[path];
+      else files[path] = content;
+    }
+    tree.files = files;
+    tree.revision += 1;
+    stamp(tree);
+    return snapshot(treeId, tree);
+  }
+
+  async settle(treeId: string, settlement: TreeSettlement): Promise<SettleResult> {
+    validateSettleMarker(settlement.marker);
+    const tree = this.#get(treeId);
+    const appends = Object.entries(settlement.appends).map(([path, text]) => [validateTreePath(path), text] as const);
+    const digest = settlementDigest(Object.fromEntries(appends));
+    const previous = tree.settled.get(settlement.marker);
+    if (previous !== undefined) {
+      if (previous !== digest) {
+        throw new KernelStorageError('TREE_SETTLE_CONFLICT', `Marker "${settlement.marker}" was already settled with different content`);
+      }
+      return { applied: false, revision: tree.revision };
+    }
+    const files = { ...tree.files };
+    for (const [path, text] of appends) files[path] = appendSettleBlock(files[path] ?? '', settlement.marker, text);
+    tree.files = files;
+    tree.revision += 1;
+    tree.settled.set(settlement.marker, digest);
+    stamp(tree);
+    return { applied: true, revision: tree.revision };
+  }
+
+  async list(): Promise<readonly string[]> {
+    return [...this.#trees.keys()].sort();
+  }
+
+  async delete(treeId: string): Promise<boolean> {
+    validateTreeId(treeId);
+    return this.#trees.delete(treeId);
+  }
+
+  #get(treeId: string): MemoryTree {
+    validateTreeId(treeId);
+    const tree = this.#trees.get(treeId);
+    if (!tree) throw new KernelStorageError('TREE_NOT_FOUND', `There is no "${treeId}"`);
+    return tree;
+  }
+}
+
+function normaliseFiles(files: Readonly<Record<string, string>>): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [path, content] of Object.entries(files)) {
+    if (typeof content !== 'string') throw new KernelStorageError('TREE_INVALID_PATH', `The content for ${JSON.stringify(path)} must be a string`);
+    result[validateTreePath(path)] = content;
+  }
+  return result;
+}
+
+function stamp(tree: MemoryTree): void {
+  const manifest = tree.files[MANIFEST_PATH];
+  if (manifest !== undefined) tree.files[MANIFEST_PATH] = stampManifestRevision(manifest, tree.revision);
+}
+
+function snapshot(treeId: string, tree: MemoryTree): TreeSnapshot {
+  return { treeId, revision: tree.revision, files: Object.freeze({ ...tree.files }) };
+}

@@ -1,0 +1,164 @@
+import { abortReason, linkedController } from '../abort.js';
+import type { BackgroundTasks } from '../background/background-tasks.js';
+import { runDirector, type DirectorSettings } from '../director/director-loop.js';
+import type { ToolExecutor } from '../director/tool-executor.js';
+import { describeError, KernelError } from '../errors.js';
+import type { HarnessOptions, RunTurnOptions, TurnResult } from '../harness/harness-options.js';
+import type { HookRegistry } from '../hooks/hook-registry.js';
+import { runIsolated, runSeries, runWaterfall, type HookRunnerSettings } from '../hooks/hook-runner.js';
+import type { PreparedActorPrompt } from '../hooks/hook-types.js';
+import type { ChatModel, ChatRequest, ChatResponse, ModelRegistry } from '../ports/chat-model.js';
+import type { Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
+import type { SessionLog } from '../ports/session-log.js';
+import { historyFromEvents, TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
+import { TurnInputSchema, type Scenario, type TurnInput } from './turn-input.js';
+import { TurnState } from './turn-state.js';
+
+/** What a turn needs from the harness. */
+export interface TurnServices {
+  readonly hooks: HookRegistry;
+  readonly tools: ToolExecutor;
+  readonly models: ModelRegistry;
+  readonly sessionLog: SessionLog;
+  readonly clock: Clock;
+  readonly background: BackgroundTasks;
+  readonly runner: HookRunnerSettings;
+  readonly director: DirectorSettings;
+  readonly scenario: Scenario;
+  readonly logger: Logger;
+  readonly generateTurnId: NonNullable<HarnessOptions['generateTurnId']>;
+}
+
+/**
+ * Validates turn input with the kernel schema.
+ * @throws {KernelError} KERNEL_TURN_INPUT_INVALID naming every bad field
+ */
+export function parseTurnInput(input: unknown): TurnInput {
+  const parsed = TurnInputSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
+  throw new KernelError('KERNEL_TURN_INPUT_INVALID', `Invalid turn input: ${issues.join('; ')}`, { details: { issues } });
+}
+
+/**
+ * Runs one turn through the lifecycle. Cancellation rule: once the signal aborts, the turn
+ * rejects with the abort reason, nothing more is written, and background tasks it started are
+ * aborted.
+ */
+export async function runTurn(services: TurnServices, input: TurnInput, options: RunTurnOptions): Promise<TurnResult> {
+  const { controller, dispose } = options.signal ? linkedController(options.signal) : { controller: new AbortController(), dispose: () => {} };
+  const signal = controller.signal;
+  const turnId = input.turnId ?? services.generateTurnId();
+  const step = input.step ?? 0;
+  const scenario: Scenario = { ...services.scenario, ...input.scenario };
+  let committed = false;
+  let state: TurnState | undefined;
+  try {
+    if (signal.aborted) throw abortReason(signal);
+    const history = historyFromEvents(await services.sessionLog.read(input.sessionId), turnId);
+    if (signal.aborted) throw abortReason(signal);
+    state = new TurnState({
+      turnId,
+      sessionId: input.sessionId,
+      step,
+      input,
+      scenario,
+      history,
+      signal,
+      sessionLog: services.sessionLog,
+      models: services.models,
+      clock: services.clock,
+      background: services.background,
+      ...(options.onEvent ? { onQueued: options.onEvent } : {}),
+    });
+
+    if (scenario.preActorDirector && !services.tools.isEmpty) {
+      await runDirector(state, services.tools, services.models, services.director, {
+        kernel: services.logger,
+        forPlugin: (plugin) => services.runner.loggers.get(plugin) ?? services.logger,
+      });
+    }
+    await runSeries(services.hooks.get('preActor'), input.text, state, services.runner);
+
+    const initial: PreparedActorPrompt = { history: [...history, { role: 'user', content: input.text }] };
+    const prepared = await runWaterfall(services.hooks.get('actorAssemble'), initial, state, services.runner);
+
+    const actor = await callActor(services.models.resolve(scenario.actorModel), {
+      messages: prepared.history,
+      signal,
+      meta: { stage: 'actor', sessionId: input.sessionId, turnId },
+    }, options.onReplyDelta);
+
+    const reviewed = await runWaterfall(services.hooks.get('review'), { text: actor.text }, state, services.runner);
+    if (signal.aborted) throw abortReason(signal);
+
+    state.queue(TURN_COMMITTED, { input: input.text, reply: reviewed.text, ...(actor.usage ? { usage: actor.usage } : {}) } satisfies TurnCommittedData, {
+      ignorable: false,
+    });
+    const commitEvents = await state.flush();
+    committed = true;
+    // The turn is durable now: its background work no longer depends on the turn's signal.
+    const commitEvent = commitEvents[commitEvents.length - 1];
+    if (!commitEvent) throw new Error('session log returned no events for the commit');
+
+    const postReviewErrors = await runIsolated(
+      services.hooks.get('postReview'),
+      { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, commitEvent, ...(actor.usage ? { usage: actor.usage } : {}) },
+      state,
+      services.runner,
+    );
+    const laterEvents = await state.flush();
+    return {
+      turnId,
+      sessionId: input.sessionId,
+      step,
+      reply: reviewed.text,
+      prepared,
+      events: [...commitEvents, ...laterEvents],
+      postReviewErrors,
+      ...(actor.usage ? { usage: actor.usage } : {}),
+    };
+  } catch (error) {
+    if (signal.aborted) {
+      if (!committed) for (const task of state?.startedTasks ?? []) task.abort(abortReason(signal));
+      throw abortReason(signal);
+    }
+    if (state && !committed) await recordFailure(state, error, services.logger);
+    throw error;
+  } finally {
+    dispose();
+  }
+}
+
+/** Writes what a failed turn queued, plus a `kernel/turn-failed` event, for diagnosis. */
+async function recordFailure(state: TurnState, error: unknown, logger: Logger): Promise<void> {
+  state.queue('kernel/turn-failed', { error: describeError(error), ...(KernelError.isInstance(error) ? { plugin: error.plugin, hook: error.hook } : {}) });
+  try {
+    await state.flush();
+  } catch (flushError) {
+    logger.error('could not record a failed turn', { error: describeError(flushError) });
+  }
+}
+
+/** Calls the actor model, streaming when the model can; wraps failures as KERNEL_MODEL_FAILED. */
+async function callActor(model: ChatModel, request: ChatRequest, onDelta: ((text: string) => void) | undefined): Promise<ChatResponse> {
+  try {
+    if (model.stream && onDelta) {
+      let text = '';
+      for await (const part of model.stream(request)) {
+        if (part.type === 'text-delta') {
+          text += part.text;
+          onDelta(part.text);
+        } else {
+          return { ...part.response, text: part.response.text || text };
+        }
+      }
+      return { text };
+    }
+    return await model.generate(request);
+  } catch (error) {
+    if (request.signal.aborted) throw abortReason(request.signal);
+    throw new KernelError('KERNEL_MODEL_FAILED', `The actor model "${model.id}" failed: ${describeError(error).message}`, { cause: error });
+  }
+}

@@ -1,0 +1,67 @@
+import * as z from 'zod';
+import type { ModelRef } from '../ports/chat-model.js';
+import { SESSION_ID_PATTERN } from '../ports/session-log.js';
+
+/** Per-scenario switches: which kernel facilities and tools a turn may use. */
+export interface Scenario {
+  /** Run the pre-actor director (control model + tool loop) before `preActor` handlers. */
+  readonly preActorDirector?: boolean;
+  /** Tools the director may call in this scenario; omitted = every registered tool. */
+  readonly tools?: readonly string[];
+  /** The director's model; default = the registry's default. */
+  readonly directorModel?: ModelRef;
+  /** The actor's model; default = the registry's default. */
+  readonly actorModel?: ModelRef;
+}
+
+const modelRefSchema = z.object({ provider: z.string().min(1).optional(), model: z.string().min(1).optional() }).strict();
+
+/** Schema of {@link Scenario}. */
+export const ScenarioSchema = z
+  .object({
+    preActorDirector: z.boolean().optional(),
+    tools: z.array(z.string().min(1)).optional(),
+    directorModel: modelRefSchema.optional(),
+    actorModel: modelRefSchema.optional(),
+  })
+  .strict();
+
+/** Longest player input accepted (characters). */
+export const MAX_INPUT_LENGTH = 100_000;
+
+/** Schema of {@link TurnInput}; `runTurn` validates its input with it. */
+export const TurnInputSchema = z
+  .object({
+    sessionId: z.string().regex(SESSION_ID_PATTERN, 'use 1–64 of a-z, 0-9, "_" and "-", starting with a letter or digit'),
+    text: z.string().min(1, 'must not be empty').max(MAX_INPUT_LENGTH),
+    turnId: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'use 1–128 of letters, digits, "_", ".", ":" and "-"')
+      .optional(),
+    step: z.number().int().min(0).optional(),
+    userId: z.string().min(1).max(256).optional(),
+    authorization: z.string().max(8192).optional(),
+    scenario: ScenarioSchema.optional(),
+    attributes: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+
+/** What a caller passes to `runTurn`. */
+export interface TurnInput {
+  /** The conversation; its history is loaded from the session log. */
+  readonly sessionId: string;
+  /** The player's raw input for this turn. */
+  readonly text: string;
+  /** Stable id of the turn; generated when omitted. Retrying a turn = same id. */
+  readonly turnId?: string;
+  /** Regeneration index of the turn (0 = first attempt). */
+  readonly step?: number;
+  /** The player's user id (used by services such as DIO). */
+  readonly userId?: string;
+  /** The player's authorization header, forwarded to services; never logged or stored. */
+  readonly authorization?: string;
+  /** Overrides the harness's default scenario for this turn. */
+  readonly scenario?: Scenario;
+  /** Free-form string attributes for plugins (e.g. a target prompt id). */
+  readonly attributes?: Readonly<Record<string, string>>;
+}
