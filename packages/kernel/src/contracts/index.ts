@@ -1,0 +1,5 @@
+// @troupe/kernel/contracts: behaviour suites (vitest) that every storage implementation runs.
+export { describeTreeStoreContract } from './tree-store-contract.js';
+export type { TreeStoreFixture } from './tree-store-contract.js';
+export { describeSessionLogContract, newEvent } from './session-log-contract.js';
+export type { SessionLogFixture } from './session-log-contract.js';

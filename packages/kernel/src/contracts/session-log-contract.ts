@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import type { NewSessionEvent, SessionLog } from '../ports/session-log.js';
+
+/** A log under test and how to clean it up. */
+export interface SessionLogFixture {
+  readonly log: SessionLog;
+  readonly cleanup?: () => Promise<void>;
+}
+
+async function withLog(make: () => Promise<SessionLogFixture>, body: (log: SessionLog) => Promise<void>): Promise<void> {
+  const fixture = await make();
+  try {
+    await body(fixture.log);
+  } finally {
+    await fixture.cleanup?.();
+  }
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+  return undefined;
+}
+
+/**
+ * Builds a valid new event for tests.
+ * @param type - event type
+ * @param data - payload
+ * @param extra - overrides (turnId, key, …)
+ */
+export function newEvent(type: string, data: unknown = {}, extra: Partial<NewSessionEvent> = {}): NewSessionEvent {
+  return { turnId: 't1', step: 0, type, ignorable: true, at: '2026-01-01T00:00:00.000Z', data, ...extra };
+}
+
+/**
+ * The behaviour every {@link SessionLog} must have.
+ * @param name - label for the describe block
+ * @param make - creates a fresh, empty log per test
+ */
+export function describeSessionLogContract(name: string, make: () => Promise<SessionLogFixture>): void {
+  describe(`SessionLog contract: ${name}`, () => {
+    it('appends batches with increasing ids and reads them back in order', () =>
+      withLog(make, async (log) => {
+        const first = await log.append('s1', [newEvent('test/a', { n: 1 }), newEvent('test/b', { text: '莉娅' })]);
+        const second = await log.append('s1', [newEvent('test/c')]);
+        expect([...first, ...second].map((event) => event.id)).toEqual(['e1', 'e2', 'e3']);
+        const read = await log.read('s1');
+        expect(read.map((event) => event.type)).toEqual(['test/a', 'test/b', 'test/c']);
+        expect(read[1]).toMatchObject({ sessionId: 's1', data: { text: '莉娅' } });
+        expect((await log.read('s1', { afterId: 'e1' })).map((event) => event.id)).toEqual(['e2', 'e3']);
+        expect(await log.read('empty')).toEqual([]);
+        expect(await log.list()).toEqual(['s1']);
+      }));
+
+    it('rejects invalid events and ids without appending anything', () =>
+      withLog(make, async (log) => {
+        expect(await codeOf(log.append('s1', [newEvent('ok/fine'), newEvent('Bad Type')]))).toBe('SESSION_INVALID_EVENT');
+        expect(await codeOf(log.append('s1', [newEvent('ok/fine', { n: 1n })]))).toBe('SESSION_INVALID_EVENT');
+        expect(await codeOf(log.append('../s', [newEvent('ok/fine')]))).toBe('SESSION_INVALID_ID');
+        expect(await log.read('s1')).toEqual([]);
+        expect(await codeOf(log.read('s1', { afterId: 'e99' }))).toBe('SESSION_EVENT_NOT_FOUND');
+      }));
+
+    it('finds the latest event by type and key', () =>
+      withLog(make, async (log) => {
+        await log.append('s1', [newEvent('story/draft', { v: 1 }, { key: 'k1' }), newEvent('story/draft', { v: 2 }, { key: 'k2' })]);
+        await log.append('s1', [newEvent('story/draft', { v: 3 }, { key: 'k1' })]);
+        expect((await log.findLatest('s1', { type: 'story/draft', key: 'k1' }))?.data).toEqual({ v: 3 });
+        expect(await log.findLatest('s1', { type: 'story/draft', key: 'nope' })).toBeUndefined();
+        expect(await log.findLatest('s1', { type: 'other/type', key: 'k1' })).toBeUndefined();
+      }));
+
+    it('branches up to an event without touching the parent', () =>
+      withLog(make, async (log) => {
+        await log.append('s1', [newEvent('test/a', {}, { key: 'ka' }), newEvent('test/b'), newEvent('test/c')]);
+        const parentBefore = await log.export('s1');
+        await log.branch('s1', 'e2', 's2');
+        expect((await log.read('s2')).map((event) => [event.id, event.sessionId])).toEqual([
+          ['e1', 's2'],
+          ['e2', 's2'],
+        ]);
+        expect((await log.findLatest('s2', { type: 'test/a', key: 'ka' }))?.id).toBe('e1');
+        const appended = await log.append('s2', [newEvent('test/d')]);
+        expect(appended[0]?.id).toBe('e4');
+        expect(await log.export('s1')).toBe(parentBefore);
+        expect(await codeOf(log.branch('s1', 'e2', 's2'))).toBe('SESSION_EXISTS');
+        expect(await codeOf(log.branch('s1', 'e42', 's3'))).toBe('SESSION_EVENT_NOT_FOUND');
+      }));
+
+    it('exports JSON Lines and imports them into a new session', () =>
+      withLog(make, async (log) => {
+        await log.append('s1', [newEvent('test/a', { x: '雾' }, { key: 'k' }), newEvent('test/b')]);
+        const exported = await log.export('s1');
+        expect(exported.endsWith('\n')).toBe(true);
+        expect(exported.trimEnd().split('\n')).toHaveLength(2);
+        await log.import('copy', exported);
+        expect((await log.read('copy')).map((event) => [event.id, event.sessionId, event.type])).toEqual([
+          ['e1', 'copy', 'test/a'],
+          ['e2', 'copy', 'test/b'],
+        ]);
+        expect((await log.findLatest('copy', { type: 'test/a', key: 'k' }))?.data).toEqual({ x: '雾' });
+        expect((await log.append('copy', [newEvent('test/c')]))[0]?.id).toBe('e3');
+        expect(await codeOf(log.import('copy', exported))).toBe('SESSION_EXISTS');
+        expect(await codeOf(log.import('broken', '{not json}\n'))).toBe('SESSION_INVALID_EVENT');
+        expect(await log.read('broken')).toEqual([]);
+      }));
+  });
+}

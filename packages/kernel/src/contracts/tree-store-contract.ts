@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { KernelStorageError, RevisionConflictError } from '../ports/storage-errors.js';
+import type { TreeStore } from '../ports/tree-store.js';
+
+/** A store under test and how to clean it up. */
+export interface TreeStoreFixture {
+  readonly store: TreeStore;
+  readonly cleanup?: () => Promise<void>;
+}
+
+async function withStore(make: () => Promise<TreeStoreFixture>, body: (store: TreeStore) => Promise<void>): Promise<void> {
+  const fixture = await make();
+  try {
+    await body(fixture.store);
+  } finally {
+    await fixture.cleanup?.();
+  }
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+  return undefined;
+}
+
+/**
+ * The behaviour every {@link TreeStore} must have. Call it from a vitest file:
+ * `describeTreeStoreContract('fs', async () => ({ store, cleanup }))`.
+ * @param name - label for the describe block
+ * @param make - creates a fresh, empty store per test
+ */
+export function describeTreeStoreContract(name: string, make: () => Promise<TreeStoreFixture>): void {
+  describe(`TreeStore contract: ${name}`, () => {
+    it('creates a tree at revision 1 and reads it back', () =>
+      withStore(make, async (store) => {
+        const created = await store.create('story-1', { 'outline.md': '# 大纲\n', 'characters/lia/persona.md': 'Lia' });
+        expect(created.revision).toBe(1);
+        const read = await store.read('story-1');
+        expect(read).toEqual({ treeId: 'story-1', revision: 1, files: { 'outline.md': '# 大纲\n', 'characters/lia/persona.md': 'Lia' } });
+        expect(await store.list()).toEqual(['story-1']);
+      }));
+
+    it('refuses to create a tree twice', () =>
+      withStore(make, async (store) => {
+        await store.create('story-1', {});
+        expect(await codeOf(store.create('story-1', {}))).toBe('TREE_EXISTS');
+      }));
+
+    it('reports a missing tree', () =>
+      withStore(make, async (store) => {
+        expect(await codeOf(store.read('nope'))).toBe('TREE_NOT_FOUND');
+        expect(await codeOf(store.commit('nope', { baseRevision: 1, writes: {} }))).toBe('TREE_NOT_FOUND');
+      }));
+
+    it('commits writes and deletions as one new revision', () =>
+      withStore(make, async (store) => {
+        await store.create('s', { 'a.md': 'A', 'b.md': 'B' });
+        const next = await store.commit('s', { baseRevision: 1, writes: { 'a.md': 'A2', 'b.md': null, 'sections/c.md': 'C' } });
+        expect(next.revision).toBe(2);
+        expect((await store.read('s')).files).toEqual({ 'a.md': 'A2', 'sections/c.md': 'C' });
+      }));
+
+    it('rejects a stale base revision and writes nothing', () =>
+      withStore(make, async (store) => {
+        await store.create('s', { 'a.md': 'A' });
+        await store.commit('s', { baseRevision: 1, writes: { 'a.md': 'mine' } });
+        const error = await store.commit('s', { baseRevision: 1, writes: { 'a.md': 'theirs', 'b.md': 'B' } }).catch((caught: unknown) => caught);
+        expect(RevisionConflictError.prototype.isPrototypeOf(error) || (error as { code?: string }).code === 'TREE_REVISION_CONFLICT').toBe(true);
+        expect((error as { code: string }).code).toBe('TREE_REVISION_CONFLICT');
+        expect(await store.read('s')).toEqual({ treeId: 's', revision: 2, files: { 'a.md': 'mine' } });
+      }));
+
+    it('lets exactly one of several commits on the same base win', () =>
+      withStore(make, async (store) => {
+        await store.create('s', { 'a.md': '0' });
+        const results = await Promise.allSettled(
+          Array.from({ length: 10 }, (_, index) => store.commit('s', { baseRevision: 1, writes: { 'a.md': String(index) } })),
+        );
+        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+        const rejected = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+        expect(rejected.map((result) => (result.reason as { code?: string }).code)).toEqual(Array(9).fill('TREE_REVISION_CONFLICT'));
+        expect((await store.read('s')).revision).toBe(2);
+      }));
+
+    it('validates ids and paths with TREE_INVALID_ID / TREE_INVALID_PATH', () =>
+      withStore(make, async (store) => {
+        for (const id of ['', '../x', 'A', 'a/b', 'x'.repeat(65), 'con', 'a\u0000']) expect(await codeOf(store.create(id, {}))).toBe('TREE_INVALID_ID');
+        await store.create('s', {});
+        const badPaths = ['../a.md', '/a.md', 'a\\b.md', 'a.txt', 'A.md', 'x/../a.md', 'a.md.', 'a .md', 'nul.md', 'a\u0000.md', `${'x/'.repeat(9)}a.md`, ''];
+        for (const path of badPaths) {
+          expect(await codeOf(store.commit('s', { baseRevision: 1, writes: { [path]: 'x' } })), path).toBe('TREE_INVALID_PATH');
+        }
+        expect((await store.read('s')).revision).toBe(1);
+      }));
+
+    it('keeps the manifest revision in step and preserves caller fields', () =>
+      withStore(make, async (store) => {
+        await store.create('s', { 'manifest.json': JSON.stringify({ name: '雾港', characters: ['lia'] }) });
+        const first = JSON.parse((await store.read('s')).files['manifest.json'] ?? '{}');
+        expect(first).toMatchObject({ name: '雾港', characters: ['lia'], revision: 1 });
+        await store.commit('s', { baseRevision: 1, writes: { 'outline.md': 'x' } });
+        const second = JSON.parse((await store.read('s')).files['manifest.json'] ?? '{}');
+        expect(second).toMatchObject({ name: '雾港', characters: ['lia'], revision: 2 });
+      }));
+
+    it('settles once per marker, rebased on the latest revision', () =>
+      withStore(make, async (store) => {
+        await store.create('s', { 'history.md': '# History\n' });
+        await store.commit('s', { baseRevision: 1, writes: { 'history.md': '# History\nplayer edit\n' } });
+        const first = await store.settle('s', { marker: 'turn-1:0', appends: { 'history.md': 'Lia found the key.', 'characters/lia/knowledge.md': 'key' } });
+        expect(first).toEqual({ applied: true, revision: 3 });
+        const again = await store.settle('s', { marker: 'turn-1:0', appends: { 'history.md': 'Lia found the key.', 'characters/lia/knowledge.md': 'key' } });
+        expect(again).toEqual({ applied: false, revision: 3 });
+        const files = (await store.read('s')).files;
+        expect(files['history.md']).toBe('# History\nplayer edit\n<!-- troupe:settle turn-1:0 -->\nLia found the key.\n');
+        expect(files['characters/lia/knowledge.md']).toBe('<!-- troupe:settle turn-1:0 -->\nkey\n');
+      }));
+
+    it('rejects the same marker with different content', () =>
+      withStore(make, async (store) => {
+        await store.create('s', {});
+        await store.settle('s', { marker: 'm1', appends: { 'history.md': 'one' } });
+        expect(await codeOf(store.settle('s', { marker: 'm1', appends: { 'history.md': 'two' } }))).toBe('TREE_SETTLE_CONFLICT');
+        expect(await codeOf(store.settle('s', { marker: 'bad marker', appends: {} }))).toBe('TREE_INVALID_MARKER');
+      }));
+
+    it('settles each marker exactly once under concurrency', () =>
+      withStore(make, async (store) => {
+        await store.create('s', { 'history.md': '' });
+        const settlement = { marker: 'turn-9:0', appends: { 'history.md': 'once' } };
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.settle('s', settlement)));
+        expect(results.filter((result) => result.applied)).toHaveLength(1);
+        const history = (await store.read('s')).files['history.md'] ?? '';
+        expect(history.split('troupe:settle turn-9:0')).toHaveLength(2);
+      }));
+
+    it('deletes trees', () =>
+      withStore(make, async (store) => {
+        await store.create('s', { 'a.md': 'A' });
+        expect(await store.delete('s')).toBe(true);
+        expect(await store.delete('s')).toBe(false);
+        expect(await store.list()).toEqual([]);
+        expect(await codeOf(store.read('s'))).toBe('TREE_NOT_FOUND');
+      }));
+
+    it('throws KernelStorageError instances recognisable across copies', () =>
+      withStore(make, async (store) => {
+        const error = await store.read('missing').catch((caught: unknown) => caught);
+        expect(KernelStorageError.isInstance(error)).toBe(true);
+      }));
+  });
+}

@@ -1,0 +1,5 @@
+import { describeSessionLogContract, describeTreeStoreContract } from '@troupe/kernel/contracts';
+import { MemorySessionLog, MemoryTreeStore } from '@troupe/kernel/testing';
+
+describeTreeStoreContract('in-memory', async () => ({ store: new MemoryTreeStore() }));
+describeSessionLogContract('in-memory', async () => ({ log: new MemorySessionLog() }));
