@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KernelStorageError, RevisionConflictError } from '../ports/storage-errors.js';
+import { KernelStorageError } from '../ports/storage-errors.js';
 import type { TreeStore } from '../ports/tree-store.js';
 
 /** A store under test and how to clean it up. */
@@ -68,7 +68,8 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
         await store.create('s', { 'a.md': 'A' });
         await store.commit('s', { baseRevision: 1, writes: { 'a.md': 'mine' } });
         const error = await store.commit('s', { baseRevision: 1, writes: { 'a.md': 'theirs', 'b.md': 'B' } }).catch((caught: unknown) => caught);
-        expect(RevisionConflictError.prototype.isPrototypeOf(error) || (error as { code?: string }).code === 'TREE_REVISION_CONFLICT').toBe(true);
+        expect(error).toBeInstanceOf(Error);
+        expect(error).toMatchObject({ baseRevision: 1, currentRevision: 2 });
         expect((error as { code: string }).code).toBe('TREE_REVISION_CONFLICT');
         expect(await store.read('s')).toEqual({ treeId: 's', revision: 2, files: { 'a.md': 'mine' } });
       }));

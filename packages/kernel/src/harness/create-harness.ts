@@ -12,6 +12,7 @@ import type { ModelRegistry } from '../ports/chat-model.js';
 import { systemClock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import { createModelRegistry } from '../ports/model-registry.js';
+import { HistoryCache } from '../turn/history-cache.js';
 import { parseTurnInput, runTurn, type TurnServices } from '../turn/run-turn.js';
 import { KERNEL_VERSION } from '../version.js';
 import type { Harness, HarnessOptions, RunTurnOptions, TurnResult } from './harness-options.js';
@@ -81,6 +82,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     tools,
     models,
     sessionLog: options.sessionLog,
+    histories: new HistoryCache(options.sessionLog),
     clock,
     background,
     runner,

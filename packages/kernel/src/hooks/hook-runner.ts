@@ -1,7 +1,8 @@
-import { abortReason, linkedController, raceAbort } from '../abort.js';
+import { abortReason } from '../abort.js';
 import { describeError, KernelError } from '../errors.js';
 import type { Logger } from '../ports/logger.js';
 import type { TurnState } from '../turn/turn-state.js';
+import { LazyHandlerSignal } from './handler-signal.js';
 import type { HookName, RegisteredHandler, TurnHooks } from './hook-types.js';
 
 /** Harness-wide settings the runner needs. */
@@ -25,6 +26,7 @@ export type HandlerOutcome<T> = { readonly ok: true; readonly value: T } | { rea
  *   and hook;
  * - `degradable` handlers: the failure becomes a `kernel/hook-degraded` event and
  *   `{ok: false}` is returned instead of throwing.
+ * A handler that returns synchronously costs no timer, listener or controller.
  */
 export async function runHandler<K extends HookName>(
   registered: RegisteredHandler<K>,
@@ -35,19 +37,21 @@ export async function runHandler<K extends HookName>(
   const turnSignal = state.init.signal;
   if (turnSignal.aborted) throw abortReason(turnSignal);
   const { plugin, hook } = registered;
+  const logger = settings.loggers.get(plugin) ?? (settings.loggers.get('') as Logger);
+  const handlerSignal = new LazyHandlerSignal(turnSignal);
   const timeoutMs = registered.timeoutMs ?? settings.timeouts[hook];
-  const logger = settings.loggers.get(plugin) ?? settings.loggers.get('') ?? (undefined as never);
-  const { controller, dispose } = linkedController(turnSignal);
+  const started = performance.now();
   let timedOut = false;
-  const timeout = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException(`${hook} handler of "${plugin}" timed out after ${timeoutMs} ms`, 'TimeoutError'));
-  }, timeoutMs);
-  const slow = setTimeout(() => logger.warn(`${hook} handler is slow`, { hook, plugin, afterMs: settings.slowWarningMs }), settings.slowWarningMs);
   try {
-    const context = state.contextFor(plugin, controller.signal, logger);
+    const context = state.contextFor(plugin, handlerSignal, logger);
     const handler = registered.handler as (input: unknown, ctx: typeof context) => unknown;
-    const result = await raceAbort(Promise.resolve().then(() => handler(value, context)), controller.signal);
+    let result = handler(value, context);
+    if (isThenable(result)) {
+      result = await settleWithin(result, turnSignal, timeoutMs, () => {
+        timedOut = true;
+        handlerSignal.abort(new DOMException(`${hook} handler of "${plugin}" timed out after ${timeoutMs} ms`, 'TimeoutError'));
+      });
+    }
     return { ok: true, value: result as Awaited<ReturnType<TurnHooks[K]>> };
   } catch (cause) {
     if (turnSignal.aborted) throw abortReason(turnSignal);
@@ -59,10 +63,38 @@ export async function runHandler<K extends HookName>(
     state.queue('kernel/hook-degraded', { plugin, hook, code: error.code, error: describeError(cause) });
     return { ok: false, error };
   } finally {
-    clearTimeout(timeout);
-    clearTimeout(slow);
-    dispose();
+    handlerSignal.dispose();
+    const elapsed = performance.now() - started;
+    if (elapsed > settings.slowWarningMs) logger.warn(`${hook} handler is slow`, { hook, plugin, elapsedMs: Math.round(elapsed) });
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+/** Waits for `work`, rejecting early when the turn aborts or `timeoutMs` passes. */
+function settleWithin(work: PromiseLike<unknown>, turnSignal: AbortSignal, timeoutMs: number, onTimeout: () => void): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => finish(() => reject(abortReason(turnSignal)));
+    const timer = setTimeout(() => {
+      onTimeout();
+      finish(() => reject(new Error(`timed out after ${timeoutMs} ms`)));
+    }, timeoutMs);
+    let done = false;
+    function finish(settle: () => void) {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      turnSignal.removeEventListener('abort', onAbort);
+      settle();
+    }
+    turnSignal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (result) => finish(() => resolve(result)),
+      (error: unknown) => finish(() => reject(error)),
+    );
+  });
 }
 
 /**

@@ -42,7 +42,8 @@ export interface PluginSetupContext<Config> {
   /** Registers hook handlers. */
   readonly hooks: HookRegistrar;
   /** Offers a tool to the pre-actor director. */
-  registerTool(tool: DirectorTool<never>): void;
+  // biome-ignore lint/suspicious/noExplicitAny: tools of any parameter type are accepted; each validates its own.
+  registerTool(tool: DirectorTool<any>): void;
   /** Runs when the harness closes (after background tasks end), in reverse setup order. */
   onClose(callback: () => void | Promise<void>): void;
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { abortReason, linkedController } from '../abort.js';
 import type { BackgroundTasks } from '../background/background-tasks.js';
 import { runDirector, type DirectorSettings } from '../director/director-loop.js';
@@ -11,7 +12,8 @@ import type { ChatModel, ChatRequest, ChatResponse, ModelRegistry } from '../por
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { SessionLog } from '../ports/session-log.js';
-import { historyFromEvents, TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
+import type { HistoryCache } from './history-cache.js';
+import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
 import { TurnInputSchema, type Scenario, type TurnInput } from './turn-input.js';
 import { TurnState } from './turn-state.js';
 
@@ -21,6 +23,7 @@ export interface TurnServices {
   readonly tools: ToolExecutor;
   readonly models: ModelRegistry;
   readonly sessionLog: SessionLog;
+  readonly histories: HistoryCache;
   readonly clock: Clock;
   readonly background: BackgroundTasks;
   readonly runner: HookRunnerSettings;
@@ -49,6 +52,8 @@ export function parseTurnInput(input: unknown): TurnInput {
 export async function runTurn(services: TurnServices, input: TurnInput, options: RunTurnOptions): Promise<TurnResult> {
   const { controller, dispose } = options.signal ? linkedController(options.signal) : { controller: new AbortController(), dispose: () => {} };
   const signal = controller.signal;
+  // postReview handlers run in parallel and each listens to the turn signal.
+  setMaxListeners(0, signal);
   const turnId = input.turnId ?? services.generateTurnId();
   const step = input.step ?? 0;
   const scenario: Scenario = { ...services.scenario, ...input.scenario };
@@ -56,7 +61,7 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
   let state: TurnState | undefined;
   try {
     if (signal.aborted) throw abortReason(signal);
-    const history = historyFromEvents(await services.sessionLog.read(input.sessionId), turnId);
+    const history = await services.histories.history(input.sessionId, turnId);
     if (signal.aborted) throw abortReason(signal);
     state = new TurnState({
       turnId,

@@ -67,7 +67,7 @@ export class TurnState {
   }
 
   /** The context a handler of `plugin` sees, with its own signal and logger. */
-  contextFor(plugin: string, signal: AbortSignal, logger: Logger): TurnContext {
+  contextFor(plugin: string, signal: AbortSignal | { readonly signal: AbortSignal }, logger: Logger): TurnContext {
     return new HandlerContext(this, plugin, signal, logger);
   }
 }
@@ -76,14 +76,19 @@ export class TurnState {
 class HandlerContext implements TurnContext {
   readonly #state: TurnState;
   readonly #plugin: string;
-  readonly signal: AbortSignal;
+  // Either a signal, or a lazy holder that creates the handler's signal on first read.
+  readonly #signal: AbortSignal | { readonly signal: AbortSignal };
   readonly logger: Logger;
 
-  constructor(state: TurnState, plugin: string, signal: AbortSignal, logger: Logger) {
+  constructor(state: TurnState, plugin: string, signal: AbortSignal | { readonly signal: AbortSignal }, logger: Logger) {
     this.#state = state;
     this.#plugin = plugin;
-    this.signal = signal;
+    this.#signal = signal;
     this.logger = logger;
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal instanceof AbortSignal ? this.#signal : this.#signal.signal;
   }
 
   get turnId(): string {

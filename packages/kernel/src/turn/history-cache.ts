@@ -1,0 +1,73 @@
+import type { ChatMessage } from '../ports/chat-model.js';
+import type { SessionEvent, SessionLog } from '../ports/session-log.js';
+import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
+
+interface CachedSession {
+  lastEventId: string | undefined;
+  /** Latest committed input/reply per turn, in order of first appearance. */
+  readonly turns: Map<string, TurnCommittedData>;
+}
+
+/**
+ * Keeps each recent session's committed turns in memory and reads only the events appended
+ * since the last turn, so a turn's cost does not grow with the length of its session. The log is
+ * append-only, so reading `afterId` is always correct; if the log no longer has the cached id
+ * (the session was deleted and recreated), the session is read again from the start.
+ */
+export class HistoryCache {
+  readonly #sessions = new Map<string, CachedSession>();
+  readonly #log: SessionLog;
+  readonly #capacity: number;
+
+  /**
+   * @param log - the session log
+   * @param capacity - how many sessions to keep (least recently used are dropped)
+   */
+  constructor(log: SessionLog, capacity = 256) {
+    this.#log = log;
+    this.#capacity = capacity;
+  }
+
+  /**
+   * The conversation before `currentTurnId`: each earlier turn's latest step as a user and an
+   * assistant message.
+   */
+  async history(sessionId: string, currentTurnId: string): Promise<ChatMessage[]> {
+    const session = await this.#refresh(sessionId);
+    const messages: ChatMessage[] = [];
+    for (const [turnId, data] of session.turns) {
+      if (turnId === currentTurnId) continue;
+      messages.push({ role: 'user', content: data.input }, { role: 'assistant', content: data.reply });
+    }
+    return messages;
+  }
+
+  async #refresh(sessionId: string): Promise<CachedSession> {
+    let session = this.#sessions.get(sessionId);
+    let events: readonly SessionEvent[];
+    if (session?.lastEventId !== undefined) {
+      try {
+        events = await this.#log.read(sessionId, { afterId: session.lastEventId });
+      } catch {
+        session = undefined;
+        events = await this.#log.read(sessionId);
+      }
+    } else {
+      events = await this.#log.read(sessionId);
+    }
+    if (!session) session = { lastEventId: undefined, turns: new Map() };
+    for (const event of events) {
+      if (event.type === TURN_COMMITTED) session.turns.set(event.turnId, event.data as TurnCommittedData);
+    }
+    const last = events[events.length - 1];
+    if (last) session.lastEventId = last.id;
+    // Re-insert to mark as most recently used; drop the oldest beyond capacity.
+    this.#sessions.delete(sessionId);
+    this.#sessions.set(sessionId, session);
+    if (this.#sessions.size > this.#capacity) {
+      const oldest = this.#sessions.keys().next().value;
+      if (oldest !== undefined) this.#sessions.delete(oldest);
+    }
+    return session;
+  }
+}

@@ -1,0 +1,85 @@
+import { createModelRegistry } from '@troupe/kernel';
+import { createTestHarness, ScriptedChatModel } from '@troupe/kernel/testing';
+import { describe, expect, it } from 'vitest';
+import { deferred, rejectionOf, testPlugin } from './helpers.js';
+
+describe('sessions and turns', () => {
+  it('loads earlier turns from the session log as history', async () => {
+    const { harness, model } = await createTestHarness();
+    await harness.runTurn({ sessionId: 's', text: '你好，莉娅。' });
+    await harness.runTurn({ sessionId: 's', text: 'How are you?' });
+    expect(model.callsFor('actor')[1]?.messages).toEqual([
+      { role: 'user', content: '你好，莉娅。' },
+      { role: 'assistant', content: 'echo: 你好，莉娅。' },
+      { role: 'user', content: 'How are you?' },
+    ]);
+  });
+
+  it('leaves a regenerated turn out of its own history and keeps its latest step', async () => {
+    let reply = 0;
+    const model = new ScriptedChatModel({ byStage: { actor: [() => `reply ${++reply}`] } });
+    const { harness } = await createTestHarness({ model });
+    await harness.runTurn({ sessionId: 's', text: 'one', turnId: 't1' });
+    await harness.runTurn({ sessionId: 's', text: 'one', turnId: 't1', step: 1 });
+    expect(model.callsFor('actor')[1]?.messages).toEqual([{ role: 'user', content: 'one' }]);
+    await harness.runTurn({ sessionId: 's', text: 'two', turnId: 't2' });
+    expect(model.callsFor('actor')[2]?.messages.map((message) => message.content)).toEqual(['one', 'reply 2', 'two']);
+  });
+
+  it('streams the actor reply through onReplyDelta', async () => {
+    const model = new ScriptedChatModel({ byStage: { actor: ['Lia nods slowly.'] }, streamChunkSize: 5 });
+    const { harness } = await createTestHarness({ model });
+    const deltas: string[] = [];
+    const result = await harness.runTurn({ sessionId: 's', text: 'hi' }, { onReplyDelta: (text) => deltas.push(text) });
+    expect(deltas).toEqual(['Lia n', 'ods s', 'lowly', '.']);
+    expect(result.reply).toBe('Lia nods slowly.');
+  });
+
+  it('runs the turns of one session one at a time, in call order', async () => {
+    const gate = deferred();
+    const order: string[] = [];
+    const plugin = testPlugin('gate', (ctx) => {
+      ctx.hooks.preActor(async (input) => {
+        order.push(`start ${input}`);
+        if (input === 'first') await gate.promise;
+        order.push(`end ${input}`);
+      });
+    });
+    const { harness } = await createTestHarness({ plugins: [plugin] });
+    const first = harness.runTurn({ sessionId: 's', text: 'first' });
+    const second = harness.runTurn({ sessionId: 's', text: 'second' });
+    const other = harness.runTurn({ sessionId: 'other', text: 'other' });
+    await other;
+    gate.resolve();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['start first', 'start other', 'end other', 'end first', 'start second', 'end second']);
+  });
+
+  it('passes live events to onEvent', async () => {
+    const plugin = testPlugin('progress', (ctx) => {
+      ctx.hooks.preActor((_input, turn) => turn.events.append('progress/stage', { stage: 'research' }));
+    });
+    const { harness } = await createTestHarness({ plugins: [plugin] });
+    const seen: string[] = [];
+    await harness.runTurn({ sessionId: 's', text: 'hi' }, { onEvent: (event) => seen.push(event.type) });
+    expect(seen).toEqual(['progress/stage', 'kernel/turn-committed']);
+  });
+
+  it('resolves the actor model per scenario from a registry', async () => {
+    const fallback = new ScriptedChatModel({ id: 'default', fallback: 'default model' });
+    const special = new ScriptedChatModel({ id: 'special', fallback: 'special model' });
+    const models = createModelRegistry(fallback, { 'openai-compatible/qwen': special });
+    const { harness } = await createTestHarness({ models });
+    expect((await harness.runTurn({ sessionId: 's', text: 'hi' })).reply).toBe('default model');
+    const chosen = await harness.runTurn({ sessionId: 's', text: 'hi', scenario: { actorModel: { provider: 'openai-compatible', model: 'qwen' } } });
+    expect(chosen.reply).toBe('special model');
+    const missing = await rejectionOf(harness.runTurn({ sessionId: 's', text: 'hi', scenario: { actorModel: { provider: 'nope' } } }));
+    expect(missing).toMatchObject({ code: 'KERNEL_MODEL_NOT_FOUND' });
+  });
+
+  it('never stores the authorization header', async () => {
+    const { harness, sessionLog } = await createTestHarness();
+    await harness.runTurn({ sessionId: 's', text: 'hi', authorization: 'Bearer secret-token' });
+    expect(await sessionLog.export('s')).not.toContain('secret-token');
+  });
+});
