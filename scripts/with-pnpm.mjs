@@ -4,6 +4,8 @@
 import { spawnSync } from 'node:child_process';
 
 const PNPM_VERSION = '12.4.2';
+// Quiet, reproducible tooling for people running the README's commands.
+process.env.TURBO_TELEMETRY_DISABLED ??= '1';
 const [mode, script, ...rest] = process.argv.slice(2);
 if (mode !== 'install-and-run' || !script) {
   console.error('usage: with-pnpm.mjs install-and-run <script> [args…]');
