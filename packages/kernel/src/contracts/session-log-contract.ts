@@ -60,6 +60,7 @@ export function describeSessionLogContract(name: string, make: () => Promise<Ses
         expect(await codeOf(log.append('s1', [newEvent('ok/fine'), newEvent('Bad Type')]))).toBe('SESSION_INVALID_EVENT');
         expect(await codeOf(log.append('s1', [newEvent('ok/fine', { n: 1n })]))).toBe('SESSION_INVALID_EVENT');
         expect(await codeOf(log.append('../s', [newEvent('ok/fine')]))).toBe('SESSION_INVALID_ID');
+        expect(await codeOf(log.append('con', [newEvent('ok/fine')]))).toBe('SESSION_INVALID_ID');
         expect(await log.read('s1')).toEqual([]);
         expect(await codeOf(log.read('s1', { afterId: 'e99' }))).toBe('SESSION_EVENT_NOT_FOUND');
       }));

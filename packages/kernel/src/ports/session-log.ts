@@ -99,7 +99,10 @@ export function validateNewEvent(event: NewSessionEvent): void {
   }
 }
 
-/** Session ids: lower-case letters, digits, `_` and `-`, 1–64 characters, starting alphanumeric. */
+// Reserved on Windows: a session folder with such a name cannot be created there.
+const WINDOWS_DEVICE_NAME = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
+
+/** Session ids: lower-case letters, digits, `_` and `-`, 1–64 characters, starting alphanumeric (not a Windows device name). */
 export const SESSION_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /**
@@ -107,10 +110,10 @@ export const SESSION_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
  * @throws {KernelStorageError} SESSION_INVALID_ID
  */
 export function validateSessionId(sessionId: string): void {
-  if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) {
+  if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId) || WINDOWS_DEVICE_NAME.test(sessionId)) {
     throw new KernelStorageError(
       'SESSION_INVALID_ID',
-      `Invalid session id ${JSON.stringify(sessionId)}: use 1–64 of a-z, 0-9, "_" and "-", starting with a letter or digit`,
+      `Invalid session id ${JSON.stringify(sessionId)}: use 1–64 of a-z, 0-9, "_" and "-", starting with a letter or digit (not a device name such as "con")`,
     );
   }
 }

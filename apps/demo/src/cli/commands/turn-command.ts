@@ -1,0 +1,32 @@
+import { selectStoryWorkspace } from '@troupe/plugin-story';
+import type { Command } from 'commander';
+import { type CliContext, type GlobalOptions, withDemo } from '../context.js';
+import { turnProgress } from '../turn-progress.js';
+
+/** Registers `turn --session ID --text "…" [--story ID] [--json]`. */
+export function registerTurnCommand(program: Command, context: CliContext): void {
+  program
+    .command('turn')
+    .description('play one turn in a session and print the reply')
+    .requiredOption('--session <id>', 'session id (created on first use)')
+    .requiredOption('--text <text>', "the player's input")
+    .option('--story <id>', 'enable this story workspace for the session first')
+    .option('--json', 'print the result (reply, events, prepared messages) as JSON')
+    .action(async (options: { session: string; text: string; story?: string; json?: boolean }) => {
+      await withDemo(context, program.opts<GlobalOptions>(), async (demo) => {
+        if (options.story) await selectStoryWorkspace(demo.storage.sessions, options.session, options.story);
+        const result = await demo.harness.runTurn(demo.turnInput(options.session, options.text), {
+          ...(options.json ? {} : { onEvent: turnProgress(context.output) }),
+        });
+        context.output.clearStatus();
+        if (options.json) {
+          const { turnId, sessionId, step, reply, prepared, events, postReviewErrors } = result;
+          context.output.line(
+            JSON.stringify({ turnId, sessionId, step, reply, prepared, events, postReviewErrors: postReviewErrors.map((error) => ({ code: error.code, message: error.message })) }, null, 2),
+          );
+        } else {
+          context.output.line(`Lia: ${result.reply}`);
+        }
+      });
+    });
+}

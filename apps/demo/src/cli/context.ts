@@ -1,0 +1,41 @@
+import { consoleLogger, silentLogger } from '@troupe/kernel';
+import { composeDemo, type Demo } from '../compose.js';
+import { type CliOutput, streamOutput } from './output.js';
+
+/** Global options every subcommand accepts. */
+export interface GlobalOptions {
+  readonly data?: string;
+  readonly verbose?: boolean;
+}
+
+/** What a subcommand runs with. */
+export interface CliContext {
+  readonly output: CliOutput;
+  readonly env: NodeJS.ProcessEnv;
+  /** How long-running commands (`serve`) wait for their stop; default: SIGINT or SIGTERM. */
+  readonly waitForStop?: () => Promise<void>;
+}
+
+/** The default context: stdout and the process environment. */
+export function defaultContext(): CliContext {
+  return { output: streamOutput(process.stdout), env: process.env };
+}
+
+/**
+ * Composes the demo for one command and always closes it afterwards.
+ * @param context - output and environment
+ * @param options - global options (`--data`, `--verbose`)
+ * @param body - the command's work
+ */
+export async function withDemo<T>(context: CliContext, options: GlobalOptions, body: (demo: Demo) => Promise<T>): Promise<T> {
+  const demo = await composeDemo({
+    env: context.env,
+    ...(options.data ? { dataDir: options.data } : {}),
+    logger: options.verbose ? consoleLogger('info') : silentLogger,
+  });
+  try {
+    return await body(demo);
+  } finally {
+    await demo.close();
+  }
+}

@@ -1,0 +1,108 @@
+import { KernelError, KernelStorageError } from '@troupe/kernel';
+import { StoryError } from '@troupe/plugin-story';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import * as z from 'zod';
+
+/** Stable codes the web API answers with besides the story and storage codes it passes through. */
+export type ApiErrorCode =
+  | 'INVALID_REQUEST'
+  | 'INVALID_JSON'
+  | 'INVALID_ID'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'BODY_TOO_LARGE'
+  | 'NOT_FOUND'
+  | 'FORBIDDEN_HOST'
+  | 'DIO_UNAVAILABLE'
+  | 'DIO_INVALID_RESPONSE'
+  | 'INTERNAL';
+
+/** The JSON body of every error answer. */
+export interface ApiErrorBody {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** An error the API answers with as `{code, message}` and the given HTTP status. */
+export class ApiError extends Error {
+  /** HTTP status of the answer. */
+  readonly status: ContentfulStatusCode;
+  /** Stable code (an {@link ApiErrorCode} or a passed-through story/storage/DIO code). */
+  readonly code: string;
+
+  /**
+   * @param status - HTTP status
+   * @param code - stable error code
+   * @param message - a sentence the player can act on
+   * @param options - the cause
+   */
+  constructor(status: ContentfulStatusCode, code: ApiErrorCode | (string & {}), message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+const STORY_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
+  STORY_REVISION_CONFLICT: 409,
+  STORY_WORKSPACE_EXISTS: 409,
+  STORY_DUPLICATE_ID: 409,
+  STORY_WORKSPACE_NOT_FOUND: 404,
+  STORY_ITEM_NOT_FOUND: 404,
+  STORY_INVALID_ID: 400,
+  STORY_INVALID_PATH: 400,
+  STORY_MANIFEST_INVALID: 400,
+};
+
+const STORAGE_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
+  TREE_INVALID_ID: 400,
+  TREE_INVALID_PATH: 400,
+  TREE_NOT_FOUND: 404,
+  TREE_EXISTS: 409,
+  TREE_REVISION_CONFLICT: 409,
+  SESSION_INVALID_ID: 400,
+  SESSION_EVENT_NOT_FOUND: 404,
+  SESSION_EXISTS: 409,
+};
+
+const KERNEL_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
+  KERNEL_TURN_INPUT_INVALID: 400,
+};
+
+/**
+ * Maps anything thrown by a route to the status and `{code, message}` it answers with. Known
+ * errors keep their stable code and message; anything else becomes a 500 `INTERNAL` whose
+ * message hides internals (the caller logs the original).
+ * @param error - what a route threw
+ * @returns the HTTP status and body, and whether it was unexpected
+ */
+export function toApiError(error: unknown): { status: ContentfulStatusCode; body: ApiErrorBody; unexpected: boolean } {
+  if (error instanceof ApiError) return known(error.status, error.code, error.message);
+  if (error instanceof z.ZodError) return known(400, 'INVALID_REQUEST', describeZodError(error));
+  if (StoryError.isInstance(error)) {
+    const status = STORY_STATUS[error.code];
+    if (status) return known(status, error.code, error.message);
+  }
+  if (KernelStorageError.isInstance(error)) {
+    const status = STORAGE_STATUS[error.code];
+    if (status) return known(status, error.code, error.message);
+  }
+  if (KernelError.isInstance(error)) {
+    const status = KERNEL_STATUS[error.code];
+    if (status) return known(status, error.code, error.message);
+  }
+  return { status: 500, body: { code: 'INTERNAL', message: 'Something unexpected went wrong on the server; see its log.' }, unexpected: true };
+}
+
+/**
+ * One readable line per zod issue: `field: problem`.
+ * @param error - a zod error
+ * @returns the joined issues
+ */
+export function describeZodError(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'body'}: ${issue.message}`).join('; ');
+}
+
+function known(status: ContentfulStatusCode, code: string, message: string) {
+  return { status, body: { code, message }, unexpected: false };
+}

@@ -1,0 +1,100 @@
+import type { SessionEvent } from '@troupe/kernel';
+import * as z from 'zod';
+
+/** Where the session's latest lasting requirement stands, from its `dio/*` events. */
+export interface DioTaskView {
+  readonly requestId: string | null;
+  /** `processing` until the background wait reports; `degraded` when it gave up; `schedule_failed` when the service refused it. */
+  readonly status: 'processing' | 'succeeded' | 'failed' | 'timed_out' | 'degraded' | 'schedule_failed';
+  readonly promptChanged?: boolean;
+  readonly sourceVersionId?: string;
+  readonly compiledPromptSha256?: string;
+  readonly error?: { readonly code: string; readonly message: string };
+  /** When the requirement was scheduled (or refused), and when its outcome arrived. */
+  readonly scheduledAt: string;
+  readonly finishedAt?: string;
+}
+
+/** The prompt the latest turn applied (from `dio/active-prompt-*`). */
+export interface DioLastLookupView {
+  readonly outcome: 'applied' | 'none' | 'skipped' | 'degraded';
+  readonly turnId: string;
+  readonly at: string;
+  readonly data: unknown;
+}
+
+const Scheduled = z.object({ requestId: z.string() });
+const Terminal = z.object({
+  requestId: z.string(),
+  status: z.enum(['processing', 'succeeded', 'failed', 'timed_out']),
+  promptChanged: z.boolean().optional(),
+  sourceVersionId: z.string().optional(),
+  compiledPromptSha256: z.string().optional(),
+  errorCode: z.string().optional(),
+  errorMessage: z.string().optional(),
+});
+const Failure = z.object({ code: z.string().default('DIO_UNEXPECTED'), message: z.string().default('') });
+
+/**
+ * The latest DIO task of a session: its `dio/scheduled` (or `dio/schedule-failed`) event and the
+ * matching `dio/task-terminal` / `dio/task-degraded`, if the background wait has reported yet.
+ * @param events - the session's events
+ * @returns the task, or `null` when the player never stated a lasting requirement
+ */
+export function latestDioTask(events: readonly SessionEvent[]): DioTaskView | null {
+  let task: DioTaskView | null = null;
+  for (const event of events) {
+    if (event.type === 'dio/scheduled') {
+      const data = Scheduled.safeParse(event.data);
+      if (data.success) task = { requestId: data.data.requestId, status: 'processing', scheduledAt: event.at };
+    } else if (event.type === 'dio/schedule-failed') {
+      const data = Failure.safeParse(event.data);
+      task = { requestId: null, status: 'schedule_failed', scheduledAt: event.at, ...(data.success ? { error: data.data } : {}) };
+    } else if (task?.requestId && (event.type === 'dio/task-terminal' || event.type === 'dio/task-degraded')) {
+      task = finish(task, event);
+    }
+  }
+  return task;
+}
+
+function finish(task: DioTaskView, event: SessionEvent): DioTaskView {
+  const requestId = (event.data as { requestId?: unknown } | null)?.requestId;
+  if (requestId !== task.requestId) return task;
+  if (event.type === 'dio/task-degraded') {
+    const data = Failure.safeParse(event.data);
+    return { ...task, status: 'degraded', finishedAt: event.at, ...(data.success ? { error: data.data } : {}) };
+  }
+  const data = Terminal.safeParse(event.data);
+  if (!data.success) return task;
+  const { status, promptChanged, sourceVersionId, compiledPromptSha256, errorCode, errorMessage } = data.data;
+  return {
+    ...task,
+    status,
+    finishedAt: event.at,
+    ...(promptChanged === undefined ? {} : { promptChanged }),
+    ...(sourceVersionId === undefined ? {} : { sourceVersionId }),
+    ...(compiledPromptSha256 === undefined ? {} : { compiledPromptSha256 }),
+    ...(errorCode === undefined ? {} : { error: { code: errorCode, message: errorMessage ?? '' } }),
+  };
+}
+
+const LOOKUPS: Readonly<Record<string, DioLastLookupView['outcome']>> = {
+  'dio/active-prompt-applied': 'applied',
+  'dio/active-prompt-none': 'none',
+  'dio/active-prompt-skipped': 'skipped',
+  'dio/active-prompt-degraded': 'degraded',
+};
+
+/**
+ * What the latest turn's active-prompt lookup did (applied a compiled prompt, found none, …).
+ * @param events - the session's events
+ * @returns the latest lookup, or `null` before the first turn
+ */
+export function latestDioLookup(events: readonly SessionEvent[]): DioLastLookupView | null {
+  for (let i = events.length - 1; i >= 0; i -= 1) {
+    const event = events[i];
+    const outcome = event ? LOOKUPS[event.type] : undefined;
+    if (event && outcome) return { outcome, turnId: event.turnId, at: event.at, data: event.data };
+  }
+  return null;
+}

@@ -1,0 +1,65 @@
+import type { SessionEvent, TurnResult } from '@troupe/kernel';
+import * as z from 'zod';
+
+const StageDataSchema = z.object({ stage: z.string(), item: z.string().optional(), ok: z.boolean().optional(), error: z.object({ code: z.string(), message: z.string() }).optional() });
+
+/** A stage of the story pipeline starting or finishing, as the chat view shows it. */
+export interface StageProgress {
+  readonly stage: string;
+  readonly item?: string;
+  readonly status: 'started' | 'done' | 'failed';
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** One server-sent event of `POST /api/sessions/:id/turns`: the SSE `event` name and its JSON data. */
+export type TurnStreamMessage =
+  | { readonly event: 'stage'; readonly data: StageProgress }
+  | { readonly event: 'progress'; readonly data: { readonly type: string; readonly data: unknown } }
+  | { readonly event: 'delta'; readonly data: { readonly text: string } }
+  | { readonly event: 'result'; readonly data: TurnResultView }
+  | { readonly event: 'error'; readonly data: { readonly code: string; readonly message: string } };
+
+/** The final `result` message: the reply, the actor's prepared messages and the turn's events. */
+export interface TurnResultView {
+  readonly turnId: string;
+  readonly step: number;
+  readonly reply: string;
+  readonly prepared: TurnResult['prepared'];
+  readonly events: readonly Pick<SessionEvent, 'id' | 'type' | 'at'>[];
+  readonly postReviewErrors: readonly { readonly code: string; readonly message: string }[];
+}
+
+/**
+ * Turns a live turn event into the message the chat view gets. Story stage requests and results
+ * become `stage` progress (without the full model messages, which stay in the session log);
+ * every other event is forwarded as `progress` with its type and data.
+ * @param event - what the harness reported through `onEvent`
+ * @returns the stream message
+ */
+export function liveEventMessage(event: { readonly type: string; readonly data: unknown }): TurnStreamMessage {
+  if (event.type === 'agent-rp/story-stage-request' || event.type === 'agent-rp/story-stage-result') {
+    const data = StageDataSchema.safeParse(event.data);
+    if (data.success) {
+      const { stage, item, ok, error } = data.data;
+      const status = event.type === 'agent-rp/story-stage-request' ? 'started' : ok ? 'done' : 'failed';
+      return { event: 'stage', data: { stage, ...(item === undefined ? {} : { item }), status, ...(error === undefined ? {} : { error }) } };
+    }
+  }
+  return { event: 'progress', data: { type: event.type, data: event.data } };
+}
+
+/**
+ * The `result` message of a finished turn.
+ * @param result - what `runTurn` resolved with
+ * @returns the view sent to the browser
+ */
+export function turnResultView(result: TurnResult): TurnResultView {
+  return {
+    turnId: result.turnId,
+    step: result.step,
+    reply: result.reply,
+    prepared: result.prepared,
+    events: result.events.map(({ id, type, at }) => ({ id, type, at })),
+    postReviewErrors: result.postReviewErrors.map((error) => ({ code: error.code, message: error.message })),
+  };
+}

@@ -1,0 +1,55 @@
+import type { Logger } from '@troupe/kernel';
+import { Hono } from 'hono';
+import type { Demo } from '../compose.js';
+import { ApiError, toApiError } from './api-error.js';
+import { dioRoutes } from './dio-routes.js';
+import { sessionRoutes } from './session-routes.js';
+import { staticFiles } from './static-files.js';
+import { storyRoutes } from './story-routes.js';
+import { turnRoutes } from './turn-routes.js';
+
+/** Options of {@link createWebApp}. */
+export interface WebAppOptions {
+  /** Absolute path of the built web app (Vite's output). */
+  readonly staticDir: string;
+  /** Host names the server answers to (others get 403, against DNS rebinding); `undefined` allows any. */
+  readonly allowedHosts?: readonly string[];
+  readonly logger: Logger;
+}
+
+/**
+ * The web app: the JSON API under `/api` and the built browser UI for every other GET.
+ * Errors are `{code, message}` with the matching status.
+ * @param demo - the composed demo
+ * @param options - static directory, allowed hosts, logger
+ * @returns the Hono app
+ */
+export function createWebApp(demo: Demo, options: WebAppOptions): Hono {
+  const app = new Hono();
+  const onUnexpected = (error: unknown) => options.logger.error('web request failed', { error: error instanceof Error ? error.stack : String(error) });
+
+  app.onError((error, c) => {
+    const mapped = toApiError(error);
+    if (mapped.unexpected) onUnexpected(error);
+    return c.json(mapped.body, mapped.status);
+  });
+
+  const allowed = options.allowedHosts;
+  if (allowed) {
+    app.use('*', async (c, next) => {
+      const host = c.req.header('host') ?? '';
+      const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+      if (!allowed.includes(name ?? '')) throw new ApiError(403, 'FORBIDDEN_HOST', `This server only answers to ${allowed.join(', ')}`);
+      await next();
+    });
+  }
+
+  app.get('/api/health', (c) => c.json({ ok: true, modelId: demo.modelId, dataDir: demo.dataDir }));
+  app.route('/api/stories', storyRoutes(demo.workspaces));
+  app.route('/api/sessions', sessionRoutes(demo));
+  app.route('/api/sessions', turnRoutes(demo, onUnexpected));
+  app.route('/api/sessions', dioRoutes(demo));
+  app.all('/api/*', (c) => c.json({ code: 'NOT_FOUND', message: `No API route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+  app.get('*', staticFiles(options.staticDir));
+  return app;
+}

@@ -1,0 +1,90 @@
+import type { ApiProblem, StageProgress, TurnResultView } from './types.js';
+
+/** An API answer that was not 2xx: its status, stable code and message. */
+export class ApiFailure extends Error {
+  readonly status: number;
+  readonly code: string;
+
+  constructor(status: number, problem: ApiProblem) {
+    super(problem.message);
+    this.status = status;
+    this.code = problem.code;
+  }
+}
+
+/** Calls the JSON API; non-2xx answers throw {@link ApiFailure}. */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const data: unknown = await response.json().catch(() => undefined);
+  if (!response.ok) {
+    const problem = data as Partial<ApiProblem> | undefined;
+    throw new ApiFailure(response.status, { code: problem?.code ?? 'HTTP_' + response.status, message: problem?.message ?? response.statusText });
+  }
+  return data as T;
+}
+
+/** Callbacks of {@link playTurn}. */
+export interface TurnHandlers {
+  onStage(progress: StageProgress): void;
+  onProgress(type: string, data: unknown): void;
+  onDelta(text: string): void;
+}
+
+/**
+ * Plays one turn: `POST /api/sessions/:id/turns`, read as a server-sent event stream (fetch, since
+ * EventSource cannot POST).
+ * @returns the final result
+ * @throws {ApiFailure} on a 4xx answer or an `error` event
+ */
+export async function playTurn(sessionId: string, text: string, handlers: TurnHandlers, signal?: AbortSignal): Promise<TurnResultView> {
+  const response = await fetch(`/api/sessions/${encodeURIComponent(sessionId)}/turns`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+    ...(signal ? { signal } : {}),
+  });
+  if (!response.ok || !response.body) {
+    const problem = (await response.json().catch(() => undefined)) as ApiProblem | undefined;
+    throw new ApiFailure(response.status, problem ?? { code: 'HTTP_' + response.status, message: response.statusText });
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  let result: TurnResultView | undefined;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end = buffer.indexOf('\n\n');
+    while (end >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const message = parseBlock(block);
+      if (message) {
+        if (message.event === 'stage') handlers.onStage(message.data as StageProgress);
+        else if (message.event === 'progress') {
+          const progress = message.data as { type: string; data: unknown };
+          handlers.onProgress(progress.type, progress.data);
+        } else if (message.event === 'delta') handlers.onDelta((message.data as { text: string }).text);
+        else if (message.event === 'result') result = message.data as TurnResultView;
+        else if (message.event === 'error') throw new ApiFailure(500, message.data as ApiProblem);
+      }
+      end = buffer.indexOf('\n\n');
+    }
+  }
+  if (!result) throw new ApiFailure(500, { code: 'TURN_INCOMPLETE', message: 'The turn stream ended without a result' });
+  return result;
+}
+
+function parseBlock(block: string): { event: string; data: unknown } | undefined {
+  let event = 'message';
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith('event:')) event = line.slice(6).trim();
+    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+  }
+  return data.length === 0 ? undefined : { event, data: JSON.parse(data.join('\n')) };
+}

@@ -1,0 +1,149 @@
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { ApiFailure, api, playTurn } from '../api.js';
+import type { ChatExchange, PreparedMessage } from '../types.js';
+import { EVENT_NOTES } from './stage-names.js';
+import { addStage, StageList, type StageRow } from './StageList.js';
+
+interface Props {
+  readonly sessionId: string;
+  readonly storyId: string | null;
+  readonly onTurn: () => void;
+}
+
+interface Pending {
+  readonly input: string;
+  readonly reply: string;
+}
+
+/** The chat: past exchanges, the running turn with streamed stage progress and reply, and the input. */
+export function ChatView({ sessionId, storyId, onTurn }: Props) {
+  const [messages, setMessages] = useState<readonly ChatExchange[]>([]);
+  const [pending, setPending] = useState<Pending | null>(null);
+  const [stages, setStages] = useState<readonly StageRow[]>([]);
+  const [notes, setNotes] = useState<readonly string[]>([]);
+  const [prepared, setPrepared] = useState<readonly PreparedMessage[] | null>(null);
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const endRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    setStages([]);
+    setNotes([]);
+    setPrepared(null);
+    setError(null);
+    api<{ messages: ChatExchange[] }>('GET', `/api/sessions/${sessionId}/messages`).then(
+      (r) => setMessages(r.messages),
+      (e: unknown) => {
+        setMessages([]);
+        if (!(e instanceof ApiFailure && e.status === 404)) setError(String((e as Error).message));
+      },
+    );
+  }, [sessionId]);
+
+  // Scroll whenever new content arrives. Braces matter: newer browsers return a Promise from
+  // scrollIntoView, and an effect must not return one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: messages, pending and stages trigger the scroll
+  useEffect(() => {
+    endRef.current?.scrollIntoView({ block: 'end' });
+  }, [messages, pending, stages]);
+
+  const send = async (event: FormEvent) => {
+    event.preventDefault();
+    const input = text.trim();
+    if (!input || pending) return;
+    setText('');
+    setError(null);
+    setStages([]);
+    setNotes([]);
+    setPrepared(null);
+    setPending({ input, reply: '' });
+    try {
+      const result = await playTurn(sessionId, input, {
+        onStage: (progress) => setStages((rows) => addStage(rows, progress)),
+        onProgress: (type) => {
+          const note = EVENT_NOTES[type];
+          if (note) setNotes((list) => [...list, note]);
+        },
+        onDelta: (delta) => setPending((p) => (p ? { ...p, reply: p.reply + delta } : p)),
+      });
+      setMessages((list) => [...list, { turnId: result.turnId, input, reply: result.reply }]);
+      setPrepared(result.prepared.history);
+      onTurn();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+      setText(input); // nothing was lost: the player can send it again
+    } finally {
+      setPending(null);
+    }
+  };
+
+  return (
+    <section className="chat" aria-label="对话 Chat">
+      <div className="chat-status muted">
+        {storyId ? (
+          <>
+            故事工程已启用：<strong data-testid="chat-story">{storyId}</strong>
+          </>
+        ) : (
+          '未启用故事工程（普通角色流程）· No story workspace enabled'
+        )}
+      </div>
+      <div className="messages" data-testid="messages">
+        {messages.length === 0 && !pending && <p className="empty muted">和莉娅（Lia）说点什么吧。Say something to Lia.</p>}
+        {messages.map((m) => (
+          <Exchange key={m.turnId} input={m.input} reply={m.reply} />
+        ))}
+        {pending && <Exchange input={pending.input} reply={pending.reply} streaming />}
+        <StageList rows={stages} notes={notes} />
+        {prepared && (
+          <details className="prepared" data-testid="prepared">
+            <summary>演员收到的消息 Prepared messages ({prepared.length})</summary>
+            {prepared.map((m, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a fixed list; the position is the message's identity
+              <div key={`${i}-${m.role}`} className="prepared-message">
+                <span className="role">{m.role}</span>
+                <pre>{m.content}</pre>
+              </div>
+            ))}
+          </details>
+        )}
+        <div ref={endRef} />
+      </div>
+      {error && (
+        <p className="error-box" role="alert">
+          {error}
+        </p>
+      )}
+      <form className="composer" onSubmit={send}>
+        <textarea
+          data-testid="chat-input"
+          value={text}
+          placeholder="输入你的话……（Enter 发送，Shift+Enter 换行）"
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              e.currentTarget.form?.requestSubmit();
+            }
+          }}
+          rows={3}
+        />
+        <button type="submit" data-testid="chat-send" disabled={pending !== null || text.trim() === ''}>
+          {pending ? '进行中…' : '发送 Send'}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function Exchange({ input, reply, streaming = false }: { input: string; reply: string; streaming?: boolean }) {
+  return (
+    <>
+      <div className="bubble user">{input}</div>
+      <div className={`bubble assistant${streaming ? ' streaming' : ''}`} data-testid={streaming ? 'reply-streaming' : 'reply'}>
+        <span className="speaker">Lia</span>
+        {reply || (streaming ? '…' : '')}
+      </div>
+    </>
+  );
+}

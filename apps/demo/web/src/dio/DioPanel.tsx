@@ -1,0 +1,148 @@
+import { useCallback, useEffect, useState } from 'react';
+import { ApiFailure, api } from '../api.js';
+import type { DioTask, DioView } from '../types.js';
+
+const STATUS: Readonly<Record<DioTask['status'], { label: string; tone: string }>> = {
+  processing: { label: '编译中 processing', tone: 'warn' },
+  succeeded: { label: '已完成 succeeded', tone: 'ok' },
+  failed: { label: '失败 failed', tone: 'bad' },
+  timed_out: { label: '超时 timed out', tone: 'bad' },
+  degraded: { label: '等待中断 degraded', tone: 'bad' },
+  schedule_failed: { label: '未提交 not scheduled', tone: 'bad' },
+};
+
+const POLL_MS = 1_500;
+
+/** The DIO view: latest task status, the active compiled prompt, and the active requirements with revoke. */
+export function DioPanel({ sessionId, turnCount }: { sessionId: string; turnCount: number }) {
+  const [view, setView] = useState<DioView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const load = useCallback(async () => {
+    try {
+      setView(await api<DioView>('GET', `/api/sessions/${sessionId}/dio`));
+      setError(null);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  }, [sessionId]);
+
+  // Poll while the panel is open: the task finishes in the background after the turn.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: turnCount triggers a reload
+  useEffect(() => {
+    void load();
+    const timer = setInterval(() => void load(), POLL_MS);
+    return () => clearInterval(timer);
+  }, [load, turnCount]);
+
+  const revoke = async (requirementId: string) => {
+    try {
+      await api('DELETE', `/api/sessions/${sessionId}/dio/requirements/${encodeURIComponent(requirementId)}`);
+      await load();
+    } catch (e) {
+      setError(e instanceof ApiFailure ? e.message : String(e));
+    }
+  };
+
+  if (!view) return <div className="dio-panel muted">{error ?? '载入中… Loading…'}</div>;
+  const { task, activePrompt, requirements, lastLookup } = view;
+  return (
+    <div className="dio-panel" data-testid="dio-panel">
+      <p className="hint muted">
+        说出“从现在起……”这样的长期要求时，导演会把你的原话交给 DIO 服务；DIO 在后台编译一份完整的新人物提示，从之后的回合起生效。
+      </p>
+      {error && (
+        <p className="error-box" role="alert">
+          {error}
+        </p>
+      )}
+      <section>
+        <h4>任务状态 Task</h4>
+        {task ? (
+          <div data-testid="dio-task">
+            <span className={`badge ${STATUS[task.status].tone}`} data-testid="dio-task-status" data-status={task.status}>
+              {STATUS[task.status].label}
+            </span>
+            {task.promptChanged === false && <span className="muted"> · 提示未变化 prompt unchanged</span>}
+            {task.error && <p className="error-text small">{task.error.message}</p>}
+            <p className="muted small">
+              {task.requestId && <code>{task.requestId}</code>} · {new Date(task.scheduledAt).toLocaleTimeString()}
+            </p>
+          </div>
+        ) : (
+          <p className="muted">这个会话还没有提出长期要求。No lasting requirement in this session yet.</p>
+        )}
+        {lastLookup && (
+          <p className="small" data-testid="dio-last-lookup">
+            最近一回合：{lastLookup.outcome === 'applied' ? '已使用编译提示 applied the compiled prompt' : lastLookup.outcome}
+          </p>
+        )}
+      </section>
+      <section>
+        <h4>当前编译提示 Active compiled prompt</h4>
+        {activePrompt ? (
+          <div data-testid="dio-active-prompt">
+            <dl className="facts">
+              <dt>版本 Version</dt>
+              <dd>
+                <code data-testid="dio-version">{activePrompt.versionId}</code>
+              </dd>
+              <dt>基于 Source</dt>
+              <dd>
+                <code>{activePrompt.sourceVersionId}</code>
+              </dd>
+              <dt>SHA-256</dt>
+              <dd>
+                <code className="hash" data-testid="dio-hash">
+                  {activePrompt.compiledPromptSha256}
+                </code>{' '}
+                {activePrompt.hashVerified ? <span className="badge ok">✓ 校验通过</span> : <span className="badge bad">✗ 不匹配</span>}
+              </dd>
+              <dt>变更 Changeset</dt>
+              <dd>
+                <ul className="changeset">
+                  {activePrompt.changeset.added.map((r) => (
+                    <li key={`a-${r.id}`} className="added">
+                      + {r.text}
+                    </li>
+                  ))}
+                  {activePrompt.changeset.removed.map((r) => (
+                    <li key={`r-${r.id}`} className="removed">
+                      − {r.text}
+                    </li>
+                  ))}
+                  {activePrompt.changeset.added.length + activePrompt.changeset.removed.length === 0 && <li className="muted">（无 none）</li>}
+                </ul>
+              </dd>
+            </dl>
+            <details>
+              <summary>完整提示 Full prompt</summary>
+              <pre className="readonly">{activePrompt.compiledPrompt}</pre>
+            </details>
+          </div>
+        ) : (
+          <p className="muted" data-testid="dio-no-prompt">
+            暂无编译提示；莉娅使用原始人物提示。No compiled prompt yet.
+          </p>
+        )}
+      </section>
+      <section>
+        <h4>生效中的要求 Active requirements</h4>
+        {requirements.length === 0 ? (
+          <p className="muted">无 none</p>
+        ) : (
+          <ul className="requirements" data-testid="dio-requirements">
+            {requirements.map((r) => (
+              <li key={r.id}>
+                <span>{r.text}</span>
+                <button type="button" className="danger" data-testid={`revoke-${r.id}`} onClick={() => void revoke(r.id)}>
+                  撤销 Revoke
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

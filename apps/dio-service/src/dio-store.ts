@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { KernelStorageError, type TreeStore } from '@troupe/kernel';
+import type * as z from 'zod';
+import { type BasePrompt, BasePromptSchema, type ConversationState, ConversationStateSchema, type TaskRecord, TaskRecordSchema } from './records.js';
+
+/** Thrown when a stored record does not parse: the data was damaged outside the service. */
+export class CorruptRecordError extends Error {
+  readonly code = 'DIO_STORE_CORRUPT';
+  /**
+   * @param treeId - the damaged tree
+   * @param cause - the parse failure
+   */
+  constructor(treeId: string, cause: unknown) {
+    super(`Stored record ${treeId} is damaged and was not used`, { cause });
+    this.name = 'CorruptRecordError';
+  }
+}
+
+/**
+ * The service's durable state on a {@link TreeStore}: one tree per base prompt, per
+ * (user, RP conversation, target prompt) and per task. Tree ids are hashes of the real ids, so
+ * any valid wire id maps to a valid tree id and nothing user-chosen reaches a path. Every
+ * read-modify-write runs under a per-tree lock and commits on the revision it read.
+ */
+export class DioStore {
+  readonly #trees: TreeStore;
+  readonly #locks = new Map<string, Promise<unknown>>();
+
+  /** @param trees - durable storage (`MemoryTreeStore` in tests, `@troupe/storage-fs` in production) */
+  constructor(trees: TreeStore) {
+    this.#trees = trees;
+  }
+
+  /** Reads a base prompt. */
+  readPrompt(targetPromptId: string): Promise<BasePrompt | undefined> {
+    return this.#read(treeId('prompt', targetPromptId), 'prompt.json', BasePromptSchema);
+  }
+
+  /** Creates or replaces a base prompt. */
+  writePrompt(prompt: BasePrompt): Promise<void> {
+    return this.#write(treeId('prompt', prompt.targetPromptId), 'prompt.json', () => prompt).then(() => {});
+  }
+
+  /** Reads a conversation's requirements and versions. */
+  readConversation(userId: string, rpConversationId: string, targetPromptId: string): Promise<ConversationState | undefined> {
+    return this.#read(conversationTree(userId, rpConversationId, targetPromptId), 'state.json', ConversationStateSchema);
+  }
+
+  /**
+   * Updates a conversation under its lock.
+   * @param update - receives the current state (undefined when new) and returns the next one
+   */
+  updateConversation(
+    key: { userId: string; rpConversationId: string; targetPromptId: string },
+    update: (current: ConversationState | undefined) => Promise<ConversationState>,
+  ): Promise<ConversationState> {
+    const id = conversationTree(key.userId, key.rpConversationId, key.targetPromptId);
+    return this.#write(id, 'state.json', async () => update(await this.#read(id, 'state.json', ConversationStateSchema)));
+  }
+
+  /** Reads a task by its request id. */
+  readTask(requestId: string): Promise<TaskRecord | undefined> {
+    return this.#read(treeId('task', requestId), 'task.json', TaskRecordSchema);
+  }
+
+  /** Creates or replaces a task record. */
+  writeTask(task: TaskRecord): Promise<TaskRecord> {
+    return this.#write(treeId('task', task.requestId), 'task.json', () => task);
+  }
+
+  /** Every task still `processing` (to resume after a restart). */
+  async processingTasks(): Promise<TaskRecord[]> {
+    const tasks: TaskRecord[] = [];
+    for (const id of await this.#trees.list()) {
+      if (!id.startsWith('task-')) continue;
+      const task = await this.#read(id, 'task.json', TaskRecordSchema).catch(() => undefined);
+      if (task?.status === 'processing') tasks.push(task);
+    }
+    return tasks;
+  }
+
+  async #read<S extends z.ZodType>(id: string, file: string, schema: S): Promise<z.output<S> | undefined> {
+    let content: string | undefined;
+    try {
+      content = (await this.#trees.read(id)).files[file];
+    } catch (error) {
+      if (KernelStorageError.isInstance(error) && error.code === 'TREE_NOT_FOUND') return undefined;
+      throw error;
+    }
+    if (content === undefined) return undefined;
+    try {
+      return schema.parse(JSON.parse(content));
+    } catch (cause) {
+      throw new CorruptRecordError(id, cause);
+    }
+  }
+
+  async #write<T>(id: string, file: string, next: () => T | Promise<T>): Promise<T> {
+    return this.#locked(id, async () => {
+      const value = await next();
+      const content = `${JSON.stringify(value, null, 2)}\n`;
+      let revision: number | undefined;
+      try {
+        revision = (await this.#trees.read(id)).revision;
+      } catch (error) {
+        if (!(KernelStorageError.isInstance(error) && error.code === 'TREE_NOT_FOUND')) throw error;
+      }
+      if (revision === undefined) await this.#trees.create(id, { [file]: content });
+      else await this.#trees.commit(id, { baseRevision: revision, writes: { [file]: content } });
+      return value;
+    });
+  }
+
+  // In-process serialisation per tree; the revision check catches anything else.
+  async #locked<T>(id: string, run: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(id) ?? Promise.resolve();
+    const current = previous.catch(() => {}).then(run);
+    const settled = current.catch(() => {});
+    this.#locks.set(id, settled);
+    try {
+      return await current;
+    } finally {
+      if (this.#locks.get(id) === settled) this.#locks.delete(id);
+    }
+  }
+}
+
+function treeId(kind: 'prompt' | 'task' | 'conv', ...parts: string[]): string {
+  return `${kind}-${createHash('sha256').update(parts.join('\u0000'), 'utf8').digest('hex').slice(0, 40)}`;
+}
+
+function conversationTree(userId: string, rpConversationId: string, targetPromptId: string): string {
+  return treeId('conv', userId, rpConversationId, targetPromptId);
+}

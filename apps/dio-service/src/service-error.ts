@@ -1,0 +1,33 @@
+/** Stable codes of {@link ServiceError} (the `error.code` of every non-2xx JSON answer). */
+export type ServiceErrorCode =
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'PROMPT_NOT_FOUND'
+  | 'TASK_NOT_FOUND'
+  | 'REQUIREMENT_NOT_FOUND'
+  | 'INVALID_REQUEST'
+  | 'INVALID_ID'
+  | 'BODY_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'METHOD_NOT_ALLOWED'
+  | 'REQUEST_ID_CONFLICT'
+  | 'INTERNAL';
+
+/** An error the HTTP layer turns into `{ok:false, error:{code, message}}` with `status`. */
+export class ServiceError extends Error {
+  readonly code: ServiceErrorCode;
+  readonly status: number;
+
+  /**
+   * @param status - HTTP status
+   * @param code - stable code
+   * @param message - what went wrong (never contains another user's data)
+   */
+  constructor(status: number, code: ServiceErrorCode, message: string) {
+    super(message);
+    this.name = 'ServiceError';
+    this.status = status;
+    this.code = code;
+  }
+}

@@ -1,0 +1,45 @@
+import { type ChatModel, silentLogger, type TreeStore } from '@troupe/kernel';
+import { MemoryTreeStore } from '@troupe/kernel/testing';
+import { offlineModel } from '@troupe/model-offline';
+import type { ServiceConfig } from '../../src/config.js';
+import { type RunningDioService, startDioService } from '../../src/start.js';
+
+export const ADMIN = 'admin-token-123456';
+export const TOKENS = { alice: 'alice-token-123456', bob: 'bob-token-1234567' } as const;
+export const LIA_BASE = '你是莉娅，一位住在海边灯塔里的旅店老板。说话温和，喜欢用比喻。';
+
+/** The reference service on 127.0.0.1 with an in-memory store (unless given) and the offline model. */
+export async function startTestService(overrides: { trees?: TreeStore; model?: ChatModel } = {}): Promise<RunningDioService & { trees: TreeStore }> {
+  const trees = overrides.trees ?? new MemoryTreeStore();
+  const config: ServiceConfig = {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: '/nonexistent',
+    tokens: new Map([
+      [TOKENS.alice, 'alice'],
+      [TOKENS.bob, 'bob'],
+    ]),
+    adminToken: ADMIN,
+    model: undefined,
+  };
+  const running = await startDioService(config, silentLogger, { trees, model: overrides.model ?? offlineModel() });
+  return { ...running, trees };
+}
+
+/** `fetch` with a bearer token and a JSON body. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers field by field.
+export async function call(base: string, method: string, path: string, token: string | undefined, body?: unknown): Promise<{ status: number; json: any }> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text ? JSON.parse(text) : undefined };
+}
+
+/** Registers Lia's base prompt. */
+export async function registerLia(base: string, targetPromptId = 'lia-character'): Promise<void> {
+  const result = await call(base, 'PUT', `/v1/prompts/${targetPromptId}`, ADMIN, { content: LIA_BASE, characterName: '莉娅' });
+  if (result.status !== 201 && result.status !== 200) throw new Error(`register failed: ${result.status}`);
+}

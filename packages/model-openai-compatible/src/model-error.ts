@@ -1,0 +1,81 @@
+/**
+ * Stable error codes of `@troupe/model-openai-compatible`. Codes never change meaning once
+ * released; match on `code`, not on the message.
+ * - `MODEL_CONFIG_INVALID` — options or environment variables are missing or malformed.
+ * - `MODEL_UNREACHABLE` — no connection to the server (refused, DNS, reset) after the retries.
+ * - `MODEL_TIMEOUT` — the server did not answer (or stopped streaming) within the timeout.
+ * - `MODEL_UNAUTHORIZED` — HTTP 401/403: the API key is missing, wrong or lacks access.
+ * - `MODEL_NOT_FOUND` — HTTP 404: the model (or the endpoint) does not exist on this server.
+ * - `MODEL_CONTEXT_TOO_LONG` — the prompt exceeds the model's context window.
+ * - `MODEL_RATE_LIMITED` — HTTP 429 after the retries.
+ * - `MODEL_BAD_REQUEST` — another 4xx: the server rejected the request.
+ * - `MODEL_SERVER_ERROR` — HTTP 5xx after the retries.
+ * - `MODEL_RESPONSE_INVALID` — a non-streaming response did not have the OpenAI shape.
+ * - `MODEL_STREAM_MALFORMED` — a streamed chunk was not JSON / not the OpenAI shape, or the
+ *   stream ended without a finish reason.
+ * - `MODEL_JSON_INVALID` — JSON output still failed validation after the one corrective retry.
+ * - `MODEL_FAILED` — anything else.
+ */
+export type ModelErrorCode =
+  | 'MODEL_CONFIG_INVALID'
+  | 'MODEL_UNREACHABLE'
+  | 'MODEL_TIMEOUT'
+  | 'MODEL_UNAUTHORIZED'
+  | 'MODEL_NOT_FOUND'
+  | 'MODEL_CONTEXT_TOO_LONG'
+  | 'MODEL_RATE_LIMITED'
+  | 'MODEL_BAD_REQUEST'
+  | 'MODEL_SERVER_ERROR'
+  | 'MODEL_RESPONSE_INVALID'
+  | 'MODEL_STREAM_MALFORMED'
+  | 'MODEL_JSON_INVALID'
+  | 'MODEL_FAILED';
+
+const MODEL_ERROR_MARKER = Symbol.for('@troupe/model-openai-compatible/ModelError');
+
+/** Options accepted by {@link ModelError}. */
+export interface ModelErrorOptions {
+  /** The underlying error (SDK error, zod error, …). */
+  readonly cause?: unknown;
+  /** HTTP status, when the server answered. */
+  readonly status?: number;
+  /** Id of the model involved, e.g. `openai-compatible:qwen2.5`. */
+  readonly modelId?: string;
+  /** Extra machine-readable details (validation issues, the raw chunk, …). */
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+/** The one error type this package throws (cancellation aside, which rejects with the abort reason). */
+export class ModelError extends Error {
+  /** Stable error code. */
+  readonly code: ModelErrorCode;
+  /** HTTP status when the server answered. */
+  readonly status: number | undefined;
+  /** Id of the model involved. */
+  readonly modelId: string | undefined;
+  /** Extra machine-readable details. */
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+  readonly [MODEL_ERROR_MARKER] = true;
+
+  /**
+   * @param code - the stable error code
+   * @param message - a sentence a developer can act on
+   * @param options - cause, status, model id and details
+   */
+  constructor(code: ModelErrorCode, message: string, options: ModelErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ModelError';
+    this.code = code;
+    this.status = options.status;
+    this.modelId = options.modelId;
+    this.details = options.details;
+  }
+
+  /**
+   * True when `value` is a ModelError from any copy of this package.
+   * @param value - anything thrown
+   */
+  static isInstance(value: unknown): value is ModelError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MODEL_ERROR_MARKER] === true;
+  }
+}

@@ -1,0 +1,102 @@
+import type { ChatMessage, ChatRequest, ToolCall } from '@troupe/kernel';
+import type { OpenAICompatibleConfig } from './config.js';
+import { ModelError } from './model-error.js';
+
+// OpenAI only accepts ASCII-ish speaker names; a character called "林默" would get a 400.
+const WIRE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Converts kernel messages to OpenAI chat messages.
+ * @param messages - the request's messages
+ * @param modelId - for error messages
+ * @returns wire messages
+ * @throws {ModelError} MODEL_BAD_REQUEST when a `tool` message has no `toolCallId`
+ */
+export function toWireMessages(messages: readonly ChatMessage[], modelId: string): Record<string, unknown>[] {
+  return messages.map((message, index) => {
+    const name = message.name !== undefined && WIRE_NAME.test(message.name) ? { name: message.name } : {};
+    switch (message.role) {
+      case 'tool':
+        if (!message.toolCallId) {
+          throw new ModelError('MODEL_BAD_REQUEST', `Message ${index} has role "tool" but no toolCallId.`, { modelId });
+        }
+        return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+      case 'assistant':
+        return {
+          role: 'assistant',
+          content: message.content === '' && message.toolCalls?.length ? null : message.content,
+          ...name,
+          ...(message.toolCalls?.length ? { tool_calls: message.toolCalls.map(toWireToolCall) } : {}),
+        };
+      default:
+        return { role: message.role, content: message.content, ...name };
+    }
+  });
+}
+
+function toWireToolCall(call: ToolCall): Record<string, unknown> {
+  const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
+  return { id: call.id, type: 'function', function: { name: call.name, arguments: args } };
+}
+
+/**
+ * Builds the request body for `POST /chat/completions`.
+ * @param request - the kernel request
+ * @param config - resolved configuration
+ * @param stream - whether to stream
+ * @param modelId - for error messages
+ * @returns the JSON body
+ */
+export function toWireBody(request: ChatRequest, config: OpenAICompatibleConfig, stream: boolean, modelId: string): Record<string, unknown> {
+  const temperature = request.temperature ?? config.temperature;
+  const body: Record<string, unknown> = {
+    ...config.extraBody,
+    model: config.model,
+    messages: toWireMessages(request.messages, modelId),
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(request.maxOutputTokens !== undefined ? { max_tokens: request.maxOutputTokens } : {}),
+  };
+  if (request.tools?.length) {
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }));
+  }
+  if (request.json) {
+    const schema = typeof request.json === 'object' ? request.json.schema : undefined;
+    body.response_format =
+      schema && config.structuredOutputs
+        ? { type: 'json_schema', json_schema: { name: (typeof request.json === 'object' && request.json.name) || 'output', schema, strict: false } }
+        : { type: 'json_object' };
+  }
+  if (stream) {
+    body.stream = true;
+    if (config.streamUsage) body.stream_options = { include_usage: true };
+  }
+  return body;
+}
+
+/**
+ * Maps an OpenAI finish reason to the kernel's vocabulary (`tool_calls` → `tool-calls`).
+ * @param reason - the wire finish reason
+ */
+export function fromWireFinishReason(reason: string | null | undefined): string | undefined {
+  if (!reason) return undefined;
+  if (reason === 'tool_calls' || reason === 'function_call') return 'tool-calls';
+  if (reason === 'content_filter') return 'content-filter';
+  return reason;
+}
+
+/**
+ * Parses tool call arguments. Unparseable arguments are passed on as the raw string so the
+ * kernel's tool executor can answer the model with a clear validation error.
+ * @param raw - the JSON text the model produced
+ */
+export function parseToolArguments(raw: string | null | undefined): unknown {
+  if (raw === null || raw === undefined || raw.trim() === '') return {};
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}

@@ -1,0 +1,127 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ModelError, openAICompatibleModel } from '../src/index.js';
+import { chatRequest, chunk, collect, type LoopbackServer, sse, startServer, startSse } from './loopback-server.js';
+
+let server: LoopbackServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('abort', () => {
+  it('abort mid-stream rejects with the reason: no retry, no further parts, connection closed', async () => {
+    server = await startServer((_req, res) => {
+      startSse(res);
+      sse(res, chunk({ content: 'The rain ' }));
+      // then hold the stream open until the client hangs up
+    });
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: 'm', maxRetries: 3 }, {});
+    const controller = new AbortController();
+    const reason = new Error('player pressed stop');
+    const parts: unknown[] = [];
+    const consume = (async () => {
+      for await (const part of model.stream!(chatRequest({ signal: controller.signal }))) {
+        parts.push(part);
+        controller.abort(reason);
+      }
+    })();
+    await expect(consume).rejects.toBe(reason);
+    expect(parts).toEqual([{ type: 'text-delta', text: 'The rain ' }]);
+    await server.closed[0];
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('abort while waiting for a non-streaming answer rejects with the reason and is not retried', async () => {
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    server = await startServer(() => arrived());
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: 'm', maxRetries: 3 }, {});
+    const controller = new AbortController();
+    const reason = new DOMException('stopped', 'AbortError');
+    const call = model.generate(chatRequest({ signal: controller.signal }));
+    await requestArrived;
+    controller.abort(reason);
+    await expect(call).rejects.toBe(reason);
+    await server.closed[0];
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an already-aborted signal sends nothing', async () => {
+    server = await startServer(() => undefined);
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: 'm' }, {});
+    const controller = new AbortController();
+    controller.abort(new Error('gone'));
+    await expect(model.generate(chatRequest({ signal: controller.signal }))).rejects.toThrow('gone');
+    await expect(collect(model.stream!(chatRequest({ signal: controller.signal })))).rejects.toThrow('gone');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('malformed streams', () => {
+  async function streamFailure(write: Parameters<typeof startServer>[0], options: { streamIdleTimeoutMs?: number } = {}) {
+    server = await startServer(write);
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: 'm', maxRetries: 2, ...options }, {});
+    const parts: unknown[] = [];
+    const error = await (async () => {
+      for await (const part of model.stream!(chatRequest())) parts.push(part);
+    })().catch((caught: unknown) => caught);
+    expect(ModelError.isInstance(error), String(error)).toBe(true);
+    return { error: error as ModelError, parts };
+  }
+
+  it('a data line that is not JSON → MODEL_STREAM_MALFORMED, after the text already yielded', async () => {
+    const { error, parts } = await streamFailure((_req, res) => {
+      startSse(res);
+      sse(res, chunk({ content: 'Hello' }));
+      sse(res, '{"choices": [ this is not json');
+      res.end();
+    });
+    expect(error.code).toBe('MODEL_STREAM_MALFORMED');
+    expect(parts).toEqual([{ type: 'text-delta', text: 'Hello' }]);
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it('a chunk without the OpenAI shape → MODEL_STREAM_MALFORMED with the chunk in details', async () => {
+    const { error } = await streamFailure((_req, res) => {
+      startSse(res);
+      sse(res, { choices: 'nope' });
+      res.end();
+    });
+    expect(error.code).toBe('MODEL_STREAM_MALFORMED');
+    expect(error.details).toEqual({ chunk: { choices: 'nope' } });
+  });
+
+  it('a stream cut off before a finish reason → MODEL_STREAM_MALFORMED', async () => {
+    const { error, parts } = await streamFailure((_req, res) => {
+      startSse(res);
+      sse(res, chunk({ content: 'Half a sen' }));
+      res.end();
+    });
+    expect(error.code).toBe('MODEL_STREAM_MALFORMED');
+    expect(parts).toHaveLength(1);
+  });
+
+  it('an error event inside the stream → MODEL_SERVER_ERROR', async () => {
+    const { error } = await streamFailure((_req, res) => {
+      startSse(res);
+      sse(res, { error: { message: 'CUDA out of memory' } });
+      res.end();
+    });
+    expect(error.code).toBe('MODEL_SERVER_ERROR');
+    expect(error.message).toContain('CUDA out of memory');
+  });
+
+  it('a stream that goes silent → MODEL_TIMEOUT after the idle timeout', async () => {
+    const { error, parts } = await streamFailure(
+      (_req, res) => {
+        startSse(res);
+        sse(res, chunk({ content: 'Wait' }));
+      },
+      { streamIdleTimeoutMs: 50 },
+    );
+    expect(error.code).toBe('MODEL_TIMEOUT');
+    expect(parts).toHaveLength(1);
+  });
+});

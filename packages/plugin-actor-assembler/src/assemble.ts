@@ -1,0 +1,152 @@
+import type { ChatMessage } from '@troupe/kernel';
+import * as z from 'zod';
+import { type DioSlot, DIO_VARIABLE, applyDioCompiledPrompt, locateDioSlot } from './dio-slot.js';
+import { AssemblerError, describeIssues } from './errors.js';
+import { type MacroEnvironment, type MacroFields, SLOT_VARIABLES, expandMacros, findMacros } from './macros.js';
+import { type Preset, type PromptEntry, parsePreset } from './preset.js';
+import { STORY_DRAFT_VARIABLE, type StoryDraftPlacement, readsStoryDraft, storyDraftMessage } from './story-draft.js';
+
+/** Everything one assembly needs. */
+export interface AssembleInput {
+  readonly preset: Preset;
+  /** Earlier turns, placed verbatim at the `chatHistory` marker. */
+  readonly history: readonly ChatMessage[];
+  /** The player's current input, placed at the `userInput` marker (or right after the history). */
+  readonly input: string;
+  /** A verified DIO compiled prompt; when present the DIO slot rules apply. */
+  readonly compiledPrompt?: string;
+  /** The story draft to hand to the actor. */
+  readonly storyDraft?: { readonly text: string };
+  /** Template variables for `{{getvar::…}}` (slot variables are not allowed here). */
+  readonly variables?: Readonly<Record<string, string>>;
+  readonly user?: string;
+  readonly char?: string;
+  readonly fields?: MacroFields;
+  /** Replacement content by prompt identifier; the replaced text is `{{original}}`. */
+  readonly overrides?: Readonly<Record<string, string>>;
+  readonly unknownMacros?: 'keep' | 'error';
+  /** Instruction for the default story-draft message. */
+  readonly storyDraftInstruction?: string;
+}
+
+/** What {@link assemble} returns. */
+export interface AssembleResult {
+  /** The actor's messages (the kernel's `prepared.history`). */
+  readonly messages: ChatMessage[];
+  /** Variables after expansion (including `setvar` writes and slot bindings). */
+  readonly variables: Record<string, string>;
+  /** Where the DIO prompt went, when there was one. */
+  readonly dioSlot: DioSlot | undefined;
+  readonly storyDraftPlacement: StoryDraftPlacement;
+}
+
+const inputSchema = z.looseObject({
+  history: z.array(z.unknown()),
+  input: z.string(),
+  compiledPrompt: z.string().optional(),
+  storyDraft: z.looseObject({ text: z.string() }).optional(),
+  variables: z.record(z.string(), z.string()).optional(),
+  user: z.string().optional(),
+  char: z.string().optional(),
+  overrides: z.record(z.string(), z.string()).optional(),
+  unknownMacros: z.enum(['keep', 'error']).optional(),
+  storyDraftInstruction: z.string().optional(),
+});
+
+const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
+
+// Hand-rolled instead of zod: the history is the long part of every turn (hundreds of messages),
+// and this check is all it needs.
+function checkHistory(history: readonly unknown[]): void {
+  for (let index = 0; index < history.length; index++) {
+    const message = history[index] as { role?: unknown; content?: unknown } | null;
+    if (typeof message !== 'object' || message === null || !ROLES.has(message.role as string) || typeof message.content !== 'string') {
+      throw new AssemblerError('ASSEMBLE_INPUT_INVALID', `Invalid assemble input: history.${index} must be {role: system|user|assistant|tool, content: string}`, { index });
+    }
+  }
+}
+
+function initialVariables(variables: Readonly<Record<string, string>> | undefined): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const [name, value] of Object.entries(variables ?? {})) {
+    // Slot variables come only from the slot rules, so a stale app variable can never pose as DIO content.
+    if (SLOT_VARIABLES.has(name)) throw new AssemblerError('MACRO_RESERVED_VARIABLE', `Variable "${name}" is bound by the slot rules and cannot be passed in`, { variable: name });
+    map.set(name, value);
+  }
+  return map;
+}
+
+function promptText(prompt: PromptEntry, input: AssembleInput, env: MacroEnvironment): string {
+  const override = input.overrides?.[prompt.identifier];
+  if (override === undefined || prompt.forbidOverrides === true) return expandMacros(prompt.content, env);
+  // `{{original}}` is the replaced prompt, expanded first so its own macros resolve too.
+  const usesOriginal = findMacros(override).some((match) => match.name === 'original');
+  const original = usesOriginal ? expandMacros(prompt.content, env) : '';
+  return expandMacros(override, { ...env, original });
+}
+
+/**
+ * Turns a preset, the history, the current input and the turn's materials into the actor's
+ * messages. History messages are placed verbatim, never dropped or reordered; prompts are
+ * expanded in order with one shared variable map (so `setvar` in an early prompt is visible later).
+ * Empty prompts (after expansion) and disabled prompts are left out; markers are always placed.
+ * @param input - preset, history, input, DIO prompt, story draft, variables and names
+ * @returns the messages and what was placed where
+ * @throws {AssemblerError} PRESET_INVALID, ASSEMBLE_INPUT_INVALID, every DIO_* code of
+ *   {@link applyDioCompiledPrompt}, MACRO_SLOT_VARIABLE_UNSET, MACRO_RESERVED_VARIABLE, MACRO_UNKNOWN
+ */
+export function assemble(input: AssembleInput): AssembleResult {
+  const checked = inputSchema.safeParse(input);
+  if (!checked.success) throw new AssemblerError('ASSEMBLE_INPUT_INVALID', `Invalid assemble input: ${describeIssues(checked.error.issues)}`);
+  checkHistory(input.history);
+  let prompts: readonly PromptEntry[] = parsePreset(input.preset).prompts;
+  const variables = initialVariables(input.variables);
+  let dioSlot: DioSlot | undefined;
+  if (input.compiledPrompt !== undefined) {
+    dioSlot = locateDioSlot(prompts);
+    const applied = applyDioCompiledPrompt(prompts, input.compiledPrompt);
+    prompts = applied.prompts;
+    variables.set(DIO_VARIABLE, applied.variables[DIO_VARIABLE] ?? '');
+  }
+  const draft = input.storyDraft?.text;
+  let storyDraftPlacement: StoryDraftPlacement = 'none';
+  if (draft !== undefined) {
+    storyDraftPlacement = prompts.some((prompt) => prompt.enabled !== false && readsStoryDraft(prompt)) ? 'variable' : 'beforeInput';
+    if (storyDraftPlacement === 'variable') variables.set(STORY_DRAFT_VARIABLE, draft);
+  }
+  const env: MacroEnvironment = {
+    variables,
+    allowSlotWrites: false,
+    unknownMacros: input.unknownMacros ?? 'keep',
+    ...(input.user !== undefined ? { user: input.user } : {}),
+    ...(input.char !== undefined ? { char: input.char } : {}),
+    ...(input.fields !== undefined ? { fields: input.fields } : {}),
+  };
+
+  const messages: ChatMessage[] = [];
+  const hasInputMarker = prompts.some((prompt) => prompt.marker === 'userInput');
+  const placeInput = (): void => {
+    if (storyDraftPlacement === 'beforeInput' && draft !== undefined) {
+      messages.push({ role: 'system', content: storyDraftMessage(draft, input.storyDraftInstruction) });
+    }
+    messages.push({ role: 'user', content: input.input });
+  };
+  for (const prompt of prompts) {
+    if (prompt.marker === 'chatHistory') {
+      for (const message of input.history) messages.push(message);
+      if (!hasInputMarker) placeInput();
+      continue;
+    }
+    if (prompt.marker === 'userInput') {
+      placeInput();
+      continue;
+    }
+    if (prompt.enabled === false) continue;
+    // A story-draft prompt only appears on turns that have a draft (never as an empty slot).
+    if (draft === undefined && readsStoryDraft(prompt)) continue;
+    const content = promptText(prompt, input, env);
+    if (content.trim() === '') continue;
+    messages.push({ role: prompt.role, content });
+  }
+  return { messages, variables: Object.fromEntries(variables), dioSlot, storyDraftPlacement };
+}

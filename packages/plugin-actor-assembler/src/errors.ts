@@ -1,0 +1,89 @@
+/**
+ * Stable error codes of the actor assembler. A code never changes meaning once released; match on
+ * `code`, not on the message.
+ *
+ * - `DIO_DUPLICATE_ROLEPLAY` — more than one prompt is named `roleplay`.
+ * - `DIO_NO_SLOT` — no `roleplay` prompt and no `{{getvar::systemPrompt}}` placeholder.
+ * - `DIO_AMBIGUOUS_PLACEHOLDER` — no `roleplay` prompt and several `{{getvar::systemPrompt}}`.
+ * - `DIO_SLOT_DISABLED` — the one slot exists but its prompt is disabled (the DIO prompt would be lost).
+ * - `DIO_COMPILED_PROMPT_INVALID` — the compiled prompt is not a non-empty string.
+ * - `PRESET_INVALID` — a preset fails its schema or marker rules.
+ * - `MACRO_UNKNOWN` — an unknown macro while `unknownMacros: 'error'`.
+ * - `MACRO_SLOT_VARIABLE_UNSET` — `{{getvar::dioCompiledPrompt}}` (a slot variable) read while unset.
+ * - `MACRO_RESERVED_VARIABLE` — something other than a slot rule tried to set a slot variable.
+ * - `ASSEMBLE_INPUT_INVALID` — `assemble` received malformed input.
+ * - `IMPORT_TOO_LARGE` — a file or chunk is over its size cap.
+ * - `IMPORT_JSON_INVALID` — a file is not valid JSON.
+ * - `IMPORT_PRESET_INVALID` — a SillyTavern preset does not have the expected shape.
+ * - `IMPORT_CARD_INVALID` — a character card does not have the expected shape.
+ * - `IMPORT_CARD_UNSUPPORTED` — a card with an unknown `spec` (or a V1 card).
+ * - `PNG_INVALID` — not a PNG, truncated, or a chunk is malformed.
+ * - `PNG_CRC_MISMATCH` — a chunk's CRC does not match its bytes.
+ * - `PNG_NO_CARD` — a PNG without a `ccv3` or `chara` text chunk.
+ */
+export type AssemblerErrorCode =
+  | 'DIO_DUPLICATE_ROLEPLAY'
+  | 'DIO_NO_SLOT'
+  | 'DIO_AMBIGUOUS_PLACEHOLDER'
+  | 'DIO_SLOT_DISABLED'
+  | 'DIO_COMPILED_PROMPT_INVALID'
+  | 'PRESET_INVALID'
+  | 'MACRO_UNKNOWN'
+  | 'MACRO_SLOT_VARIABLE_UNSET'
+  | 'MACRO_RESERVED_VARIABLE'
+  | 'ASSEMBLE_INPUT_INVALID'
+  | 'IMPORT_TOO_LARGE'
+  | 'IMPORT_JSON_INVALID'
+  | 'IMPORT_PRESET_INVALID'
+  | 'IMPORT_CARD_INVALID'
+  | 'IMPORT_CARD_UNSUPPORTED'
+  | 'PNG_INVALID'
+  | 'PNG_CRC_MISMATCH'
+  | 'PNG_NO_CARD';
+
+const ASSEMBLER_ERROR_MARKER = Symbol.for('@troupe/plugin-actor-assembler/AssemblerError');
+
+/**
+ * The one error type of this package. Recognise it across duplicated package copies with
+ * {@link AssemblerError.isInstance}.
+ */
+export class AssemblerError extends Error {
+  /** Stable, documented error code. */
+  readonly code: AssemblerErrorCode;
+  /** Machine-readable details (prompt identifiers, paths, sizes). */
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+  readonly [ASSEMBLER_ERROR_MARKER] = true;
+
+  /**
+   * @param code - the stable error code
+   * @param message - a sentence a developer can act on
+   * @param details - extra machine-readable details
+   * @param cause - the underlying error, if any
+   */
+  constructor(code: AssemblerErrorCode, message: string, details?: Readonly<Record<string, unknown>>, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'AssemblerError';
+    this.code = code;
+    this.details = details;
+  }
+
+  /**
+   * @param value - anything
+   * @returns true when `value` is an AssemblerError from any copy of this package
+   */
+  static isInstance(value: unknown): value is AssemblerError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[ASSEMBLER_ERROR_MARKER] === true;
+  }
+}
+
+/**
+ * Formats zod-style issues as one readable line (`path: message; …`).
+ * @param issues - issues with an optional path
+ * @returns a compact description
+ */
+export function describeIssues(issues: readonly { readonly message: string; readonly path?: readonly PropertyKey[] }[]): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path && issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`)
+    .join('; ');
+}

@@ -1,0 +1,182 @@
+import { AssemblerError, describeIssues } from '../errors.js';
+import type { MacroFields } from '../macros.js';
+import { type Preset, type PromptEntry, defaultPreset } from '../preset.js';
+import { type CardV2, CardV2Schema, type CardV3, CardV3Schema } from './card-schema.js';
+import { type PngLimits, isPng, readPngTextChunks, setPngTextChunks } from './png.js';
+
+/** Largest JSON card accepted (characters / bytes). */
+export const MAX_CARD_JSON_BYTES = 2 * 1024 * 1024;
+/** Identifier of the card's quarantined `system_prompt` prompt. */
+export const CARD_SYSTEM_PROMPT_ID = 'cardSystemPrompt';
+/** Identifier of the card's quarantined `post_history_instructions` prompt. */
+export const CARD_POST_HISTORY_ID = 'cardPostHistoryInstructions';
+
+/** The character fields an app uses (names in camelCase; nothing is dropped from `source`). */
+export interface ImportedCharacter {
+  readonly name: string;
+  /** What `{{char}}` becomes: the V3 `nickname` when set, else `name`. */
+  readonly displayName: string;
+  readonly description: string;
+  readonly personality: string;
+  readonly scenario: string;
+  readonly firstMessage: string;
+  readonly alternateGreetings: readonly string[];
+  readonly groupOnlyGreetings: readonly string[];
+  readonly exampleMessages: string;
+  readonly creatorNotes: string;
+  readonly tags: readonly string[];
+  readonly creator: string;
+  readonly characterVersion: string;
+  readonly extensions: Readonly<Record<string, unknown>>;
+  readonly characterBook: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** What a card import returns. */
+export interface CharacterCardImport {
+  readonly spec: 'chara_card_v2' | 'chara_card_v3';
+  readonly specVersion: string;
+  readonly character: ImportedCharacter;
+  /** The card's prompt overrides, quarantined: also present in `preset` as disabled prompts. */
+  readonly cardPrompts: { readonly systemPrompt: string; readonly postHistoryInstructions: string };
+  /** A working preset for this character; card prompts are `enabled: false` until an app enables them. */
+  readonly preset: Preset;
+  /** The validated card with every unknown field kept, for lossless re-export. */
+  readonly source: CardV2 | CardV3;
+  /** Which PNG chunk the card came from, if any. */
+  readonly pngChunk: 'ccv3' | 'chara' | undefined;
+}
+
+function parseJsonText(text: string): unknown {
+  if (text.length > MAX_CARD_JSON_BYTES) throw new AssemblerError('IMPORT_TOO_LARGE', `Card JSON is ${text.length} characters; the limit is ${MAX_CARD_JSON_BYTES}`, { size: text.length });
+  try {
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (cause) {
+    throw new AssemblerError('IMPORT_JSON_INVALID', `Card is not valid JSON: ${(cause as Error).message}`, undefined, cause);
+  }
+}
+
+function validateCard(value: unknown): CardV2 | CardV3 {
+  const spec = typeof value === 'object' && value !== null ? (value as { spec?: unknown }).spec : undefined;
+  if (spec !== 'chara_card_v2' && spec !== 'chara_card_v3') {
+    throw new AssemblerError('IMPORT_CARD_UNSUPPORTED', `Unsupported card spec ${JSON.stringify(spec ?? null)}; expected "chara_card_v2" or "chara_card_v3" (V1 cards: re-save as V2)`, { spec });
+  }
+  const result = (spec === 'chara_card_v3' ? CardV3Schema : CardV2Schema).safeParse(value);
+  if (!result.success) throw new AssemblerError('IMPORT_CARD_INVALID', `Invalid ${spec} card: ${describeIssues(result.error.issues)}`);
+  return result.data;
+}
+
+function presetFor(data: CardV2['data']): Preset {
+  const base = defaultPreset();
+  const prompts: PromptEntry[] = [];
+  for (const prompt of base.prompts) {
+    // The card's overrides come in quarantined: present and visible, but off until the app enables them.
+    if (prompt.identifier === 'main' && data.system_prompt !== '') {
+      prompts.push(prompt, { identifier: CARD_SYSTEM_PROMPT_ID, name: 'Card system prompt', role: 'system', content: data.system_prompt, enabled: false });
+      continue;
+    }
+    prompts.push(prompt);
+    if (prompt.marker === 'userInput' && data.post_history_instructions !== '') {
+      prompts.push({ identifier: CARD_POST_HISTORY_ID, name: 'Card post-history instructions', role: 'system', content: data.post_history_instructions, enabled: false });
+    }
+  }
+  return { name: `${data.name} (imported card)`, prompts };
+}
+
+function fromCard(card: CardV2 | CardV3, pngChunk: CharacterCardImport['pngChunk']): CharacterCardImport {
+  const data = card.data;
+  const nickname = 'nickname' in data && typeof data.nickname === 'string' && data.nickname !== '' ? data.nickname : undefined;
+  const character: ImportedCharacter = {
+    name: data.name,
+    displayName: nickname ?? data.name,
+    description: data.description,
+    personality: data.personality,
+    scenario: data.scenario,
+    firstMessage: data.first_mes,
+    alternateGreetings: data.alternate_greetings,
+    groupOnlyGreetings: 'group_only_greetings' in data ? (data.group_only_greetings as string[]) : [],
+    exampleMessages: data.mes_example,
+    creatorNotes: data.creator_notes,
+    tags: data.tags,
+    creator: data.creator,
+    characterVersion: data.character_version,
+    extensions: data.extensions,
+    characterBook: data.character_book,
+  };
+  return {
+    spec: card.spec,
+    specVersion: card.spec_version,
+    character,
+    cardPrompts: { systemPrompt: data.system_prompt, postHistoryInstructions: data.post_history_instructions },
+    preset: presetFor(data),
+    source: card,
+    pngChunk,
+  };
+}
+
+const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+
+function decodeChunk(keyword: 'ccv3' | 'chara', text: string): unknown {
+  if (!BASE64.test(text)) throw new AssemblerError('IMPORT_CARD_INVALID', `PNG chunk "${keyword}" is not base64`);
+  try {
+    return JSON.parse(Buffer.from(text, 'base64').toString('utf8'));
+  } catch (cause) {
+    throw new AssemblerError('IMPORT_JSON_INVALID', `PNG chunk "${keyword}" does not hold valid JSON`, { chunk: keyword }, cause);
+  }
+}
+
+/**
+ * Imports a V2/V3 character card from a PNG (the `ccv3` chunk preferred over `chara`), JSON text,
+ * or an already-parsed object.
+ * @param input - PNG bytes, JSON text, or a parsed object
+ * @param limits - PNG size caps
+ * @returns character fields, a preset with the card's prompts disabled, and the verbatim source
+ * @throws {AssemblerError} IMPORT_TOO_LARGE, IMPORT_JSON_INVALID, IMPORT_CARD_INVALID,
+ *   IMPORT_CARD_UNSUPPORTED, PNG_INVALID, PNG_CRC_MISMATCH, PNG_NO_CARD
+ */
+export function importCharacterCard(input: Uint8Array | string | object, limits: PngLimits = {}): CharacterCardImport {
+  if (input instanceof Uint8Array) {
+    if (!isPng(input)) {
+      // Check the byte size before decoding, so a huge non-PNG file is never turned into a string.
+      if (input.length > MAX_CARD_JSON_BYTES * 4) throw new AssemblerError('IMPORT_TOO_LARGE', `Card file is ${input.length} bytes; not a PNG, and too large for JSON`, { size: input.length });
+      return fromCard(validateCard(parseJsonText(Buffer.from(input).toString('utf8'))), undefined);
+    }
+    const texts = readPngTextChunks(input, limits);
+    // The V3 spec: "If the application detects both chara and ccv3 chunk, it SHOULD use ccv3."
+    const keyword = texts.has('ccv3') ? 'ccv3' : texts.has('chara') ? 'chara' : undefined;
+    if (keyword === undefined) throw new AssemblerError('PNG_NO_CARD', 'PNG has no "ccv3" or "chara" text chunk: not a character card');
+    return fromCard(validateCard(decodeChunk(keyword, texts.get(keyword) ?? '')), keyword);
+  }
+  return fromCard(validateCard(typeof input === 'string' ? parseJsonText(input) : input), undefined);
+}
+
+/**
+ * The macro fields (`{{description}}`, …) of an imported character, for {@link assemble}.
+ * @param character - an imported character
+ * @param persona - the player's persona text for `{{persona}}`
+ * @returns macro fields
+ */
+export function characterMacroFields(character: ImportedCharacter, persona?: string): MacroFields {
+  return {
+    description: character.description,
+    personality: character.personality,
+    scenario: character.scenario,
+    mesExamples: character.exampleMessages,
+    ...(persona !== undefined ? { persona } : {}),
+  };
+}
+
+/**
+ * Writes a card into a PNG: `ccv3` always for V3 cards, plus a `chara` backfill (V2 shape);
+ * a V2 card is written as `chara` only.
+ * @param png - the image
+ * @param card - the card (e.g. `import.source`)
+ * @param limits - size caps for reading the image
+ * @returns the new PNG bytes
+ * @throws {AssemblerError} as reading the PNG
+ */
+export function embedCharacterCard(png: Uint8Array, card: CardV2 | CardV3, limits: PngLimits = {}): Uint8Array {
+  const encode = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
+  if (card.spec === 'chara_card_v2') return setPngTextChunks(png, { chara: encode(card) }, limits);
+  const backfill = { spec: 'chara_card_v2', spec_version: '2.0', data: card.data };
+  return setPngTextChunks(png, { chara: encode(backfill), ccv3: encode(card) }, limits);
+}

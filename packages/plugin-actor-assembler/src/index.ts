@@ -1,0 +1,41 @@
+// Public API of @troupe/plugin-actor-assembler. Explicit named exports only.
+export { actorAssemblerPlugin, ActorAssemblerOptionsSchema, ACTOR_ASSEMBLER_PLUGIN_NAME, DIO_APPLIED_EVENT, splitPreparedHistory } from './plugin.js';
+export type { ActorAssemblerOptions } from './plugin.js';
+export { assemble } from './assemble.js';
+export type { AssembleInput, AssembleResult } from './assemble.js';
+export {
+  applyDioCompiledPrompt,
+  locateDioSlot,
+  DIO_PLACEHOLDER,
+  DIO_VARIABLE,
+  ROLEPLAY_PROMPT_NAME,
+  SYSTEM_PROMPT_PLACEHOLDER,
+} from './dio-slot.js';
+export type { DioSlot, DioSlotResult } from './dio-slot.js';
+export { validatePreset } from './validate-preset.js';
+export type { PresetIssue, PresetReport } from './validate-preset.js';
+export { defaultPreset, parsePreset, PresetSchema, presetRuleIssues, PromptEntrySchema, setPromptEnabled } from './preset.js';
+export type { Preset, PromptEntry, PromptMarker, PromptRole } from './preset.js';
+export { expandMacros, findMacros, isGetvar, SLOT_VARIABLES } from './macros.js';
+export type { MacroEnvironment, MacroFields, MacroMatch } from './macros.js';
+export { DEFAULT_STORY_DRAFT_INSTRUCTION, STORY_DRAFT_VARIABLE, readsStoryDraft, storyDraftMessage } from './story-draft.js';
+export type { StoryDraftPlacement } from './story-draft.js';
+export { AssemblerError, describeIssues } from './errors.js';
+export type { AssemblerErrorCode } from './errors.js';
+export { importSillyTavernPreset, MAX_PRESET_JSON_BYTES } from './importers/sillytavern-preset.js';
+export type { SillyTavernPresetImport } from './importers/sillytavern-preset.js';
+export {
+  CARD_POST_HISTORY_ID,
+  CARD_SYSTEM_PROMPT_ID,
+  characterMacroFields,
+  embedCharacterCard,
+  importCharacterCard,
+  MAX_CARD_JSON_BYTES,
+} from './importers/character-card.js';
+export type { CharacterCardImport, ImportedCharacter } from './importers/character-card.js';
+export { importCharacterCardFile } from './importers/card-file.js';
+export type { CardFileOptions } from './importers/card-file.js';
+export { CardDataV2Schema, CardDataV3Schema, CardV2Schema, CardV3Schema } from './importers/card-schema.js';
+export type { CardV2, CardV3 } from './importers/card-schema.js';
+export { crc32, encodePng, isPng, PNG_SIGNATURE, readPngChunks, readPngTextChunks, setPngTextChunks } from './importers/png.js';
+export type { PngChunk, PngLimits } from './importers/png.js';

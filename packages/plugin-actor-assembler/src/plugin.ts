@@ -1,0 +1,112 @@
+import { type ChatMessage, type PluginDefinition, type PreparedActorPrompt, type TurnContext, contextKeys, definePlugin, throwIfAborted } from '@troupe/kernel';
+import * as z from 'zod';
+import { assemble } from './assemble.js';
+import type { MacroFields } from './macros.js';
+import { type Preset, PresetSchema, defaultPreset } from './preset.js';
+
+/** The plugin's name (also its npm package name). */
+export const ACTOR_ASSEMBLER_PLUGIN_NAME = '@troupe/plugin-actor-assembler';
+/** Event queued when a DIO compiled prompt was placed (`{rule, identifier}`). */
+export const DIO_APPLIED_EVENT = 'actor-assembler/dio-applied';
+
+/** Schema of the plugin's options (validated at boot, so a bad preset fails the harness, not a turn). */
+export const ActorAssemblerOptionsSchema = z
+  .object({
+    preset: PresetSchema.optional(),
+    user: z.string().max(1024).optional(),
+    char: z.string().max(1024).optional(),
+    fields: z
+      .object({ description: z.string(), personality: z.string(), scenario: z.string(), persona: z.string(), mesExamples: z.string() })
+      .partial()
+      .strict()
+      .optional(),
+    variables: z.record(z.string(), z.string()).optional(),
+    overrides: z.record(z.string(), z.string()).optional(),
+    unknownMacros: z.enum(['keep', 'error']).optional(),
+    storyDraftInstruction: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** Options of {@link actorAssemblerPlugin} (all optional). */
+export interface ActorAssemblerOptions {
+  /** The prompt preset (default {@link defaultPreset}); validated at boot. */
+  readonly preset?: Preset;
+  /** Name for `{{user}}`. */
+  readonly user?: string;
+  /** Name for `{{char}}`. */
+  readonly char?: string;
+  /** Character fields for `{{description}}`, … (see `characterMacroFields`). */
+  readonly fields?: MacroFields;
+  /** Template variables; `contextKeys.templateVariables` overrides them per turn. */
+  readonly variables?: Readonly<Record<string, string>>;
+  /** Replacement content by prompt identifier (`{{original}}` = the replaced text). */
+  readonly overrides?: Readonly<Record<string, string>>;
+  /** Unknown macros: keep as text (default) or fail. */
+  readonly unknownMacros?: 'keep' | 'error';
+  /** Instruction of the default story-draft message. */
+  readonly storyDraftInstruction?: string;
+}
+type ActorAssemblerConfig = z.output<typeof ActorAssemblerOptionsSchema>;
+
+/**
+ * Splits the kernel's default `prepared.history` (`[...history, {role:'user', content: input}]`)
+ * into the earlier turns and the current input. When the last message is not the current input
+ * (another handler changed it), every message is kept as history and the input is placed anew.
+ * @param messages - the prepared messages so far
+ * @param input - the player's raw input
+ * @returns history and input
+ */
+export function splitPreparedHistory(messages: readonly ChatMessage[], input: string): { history: readonly ChatMessage[]; input: string } {
+  const last = messages[messages.length - 1];
+  if (last?.role === 'user' && last.content === input) return { history: messages.slice(0, -1), input };
+  return { history: messages, input };
+}
+
+function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPrompt, ctx: TurnContext): PreparedActorPrompt {
+  throwIfAborted(ctx.signal);
+  const { history, input } = splitPreparedHistory(prepared.history, ctx.input);
+  const compiledPrompt = ctx.get(contextKeys.dioCompiledPrompt);
+  const storyDraft = ctx.get(contextKeys.storyDraft);
+  const result = assemble({
+    preset: config.preset ?? defaultPreset(),
+    history,
+    input,
+    variables: { ...config.variables, ...ctx.get(contextKeys.templateVariables) },
+    ...(compiledPrompt !== undefined ? { compiledPrompt } : {}),
+    ...(storyDraft !== undefined ? { storyDraft } : {}),
+    ...(config.user !== undefined ? { user: config.user } : {}),
+    ...(config.char !== undefined ? { char: config.char } : {}),
+    ...(config.fields !== undefined ? { fields: config.fields } : {}),
+    ...(config.overrides !== undefined ? { overrides: config.overrides } : {}),
+    ...(config.unknownMacros !== undefined ? { unknownMacros: config.unknownMacros } : {}),
+    ...(config.storyDraftInstruction !== undefined ? { storyDraftInstruction: config.storyDraftInstruction } : {}),
+  });
+  if (result.dioSlot) ctx.events.append(DIO_APPLIED_EVENT, { rule: result.dioSlot.rule, identifier: result.dioSlot.identifier }, { ignorable: true });
+  return { history: result.messages };
+}
+
+/**
+ * The actor assembler as a kernel plugin: registers a non-degradable `actorAssemble` handler that
+ * builds `prepared.history` from the preset, the history, the input, the DIO compiled prompt
+ * (`contextKeys.dioCompiledPrompt`), the story draft (`contextKeys.storyDraft`) and template
+ * variables (`contextKeys.templateVariables`). A slot-rule error fails the turn with
+ * `KERNEL_HOOK_FAILED` whose `cause` is the {@link AssemblerError}; it is never degraded.
+ * @param options - preset, names, fields, variables, overrides, macro and story-draft options
+ * @returns the plugin definition
+ * @throws {KernelError} KERNEL_PLUGIN_CONFIG_INVALID at boot when the options (e.g. the preset) are invalid
+ */
+export function actorAssemblerPlugin(options: ActorAssemblerOptions = {}): PluginDefinition<ActorAssemblerConfig> {
+  return definePlugin<ActorAssemblerConfig>({
+    name: ACTOR_ASSEMBLER_PLUGIN_NAME,
+    version: '0.1.0',
+    kernel: '^0.1.0',
+    configSchema: ActorAssemblerOptionsSchema,
+    config: options,
+    setup(ctx) {
+      const config = ctx.config;
+      // Not degradable: a preset that cannot take the DIO prompt must fail the turn, never
+      // silently answer without the player's standing requirement.
+      ctx.hooks.actorAssemble({ degradable: false, handler: (prepared, turn) => assembleTurn(config, prepared, turn) });
+    },
+  });
+}

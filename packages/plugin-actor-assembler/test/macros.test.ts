@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { AssemblerError, expandMacros, findMacros, type MacroEnvironment } from '../src/index.js';
+
+function env(extra: Partial<MacroEnvironment> = {}): MacroEnvironment {
+  return { variables: new Map(), user: '阿明', char: '莉娅', ...extra };
+}
+
+function errorCode(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    if (AssemblerError.isInstance(error)) return error.code;
+    throw error;
+  }
+  throw new Error('expected an AssemblerError');
+}
+
+describe('expandMacros', () => {
+  it('expands names, case-insensitively, plus the legacy <USER>/<BOT> forms', () => {
+    expect(expandMacros('{{char}} greets {{user}}; {{CHAR}}/{{ User }}; <USER> & <bot>', env())).toBe('莉娅 greets 阿明; 莉娅/阿明; 阿明 & 莉娅');
+    expect(expandMacros('{{char}} and {{user}}', { variables: new Map() })).toBe('Character and User');
+  });
+
+  it('setvar then getvar in one text, left to right; setvar writes nothing into the text', () => {
+    const e = env();
+    expect(expandMacros('[{{getvar::mood}}]{{setvar::mood::平静}}[{{getvar::mood}}]', e)).toBe('[][平静]');
+    expect(e.variables.get('mood')).toBe('平静');
+    // the same map carries over to the next text
+    expect(expandMacros('心情：{{getvar::mood}}', e)).toBe('心情：平静');
+  });
+
+  it('setvar values may contain "::" and Unicode; variable names are trimmed and case-sensitive', () => {
+    const e = env();
+    expandMacros('{{setvar:: 标签 ::a::b 🌊}}', e);
+    expect(e.variables.get('标签')).toBe('a::b 🌊');
+    expect(expandMacros('{{getvar::标签}}|{{getvar::标 签}}|{{getvar::Mood}}', e)).toBe('a::b 🌊||');
+  });
+
+  it('nested braces: only the innermost {{…}} expands, once (no recursion)', () => {
+    const e = env({ variables: new Map([['阿明', 'SHOULD NOT APPEAR']]) });
+    expect(expandMacros('{{getvar::{{user}}}}', e)).toBe('{{getvar::阿明}}');
+    expect(expandMacros('{{{char}}}', e)).toBe('{莉娅}');
+  });
+
+  it('is single-pass: a value containing macros stays literal, so expansion cannot loop', () => {
+    const e = env({ variables: new Map([['loop', '{{getvar::loop}}'], ['x', '{{char}}']]) });
+    expect(expandMacros('{{getvar::loop}} {{getvar::x}}', e)).toBe('{{getvar::loop}} {{char}}');
+    expect(expandMacros('{{setvar::a::{{getvar::a}}}}', e)).toBe('{{setvar::a::}}');
+  });
+
+  it('unknown macros are kept as text by default, or rejected with MACRO_UNKNOWN', () => {
+    expect(expandMacros('{{random::a,b}} {{}} {{setvar::onlyname}}', env())).toBe('{{random::a,b}} {{}} {{setvar::onlyname}}');
+    expect(errorCode(() => expandMacros('hi {{random::a,b}}', env({ unknownMacros: 'error' })))).toBe('MACRO_UNKNOWN');
+  });
+
+  it('an unset ordinary variable reads as "" but an unset slot variable is an error', () => {
+    expect(expandMacros('<{{getvar::nothing}}>', env())).toBe('<>');
+    expect(errorCode(() => expandMacros('{{getvar::dioCompiledPrompt}}', env()))).toBe('MACRO_SLOT_VARIABLE_UNSET');
+    expect(errorCode(() => expandMacros('{{getvar::storyDraft}}', env()))).toBe('MACRO_SLOT_VARIABLE_UNSET');
+  });
+
+  it('setvar may not write a slot variable', () => {
+    expect(errorCode(() => expandMacros('{{setvar::dioCompiledPrompt::fake}}', env()))).toBe('MACRO_RESERVED_VARIABLE');
+  });
+
+  it('{{original}} and character fields', () => {
+    const e = env({ original: '原文', fields: { description: '灯塔看守人', mesExamples: '<START>' } });
+    expect(expandMacros('{{original}}|{{description}}|{{mesExamples}}|{{personality}}', e)).toBe('原文|灯塔看守人|<START>|');
+    expect(expandMacros('{{original}}', env())).toBe('');
+  });
+
+  it('leaves unbalanced braces and plain Chinese text untouched', () => {
+    const text = '「你好」{{char 还有 }} {{ 和 }}}{{';
+    expect(expandMacros(text, env())).toBe('「你好」{{char 还有 }} {{ 和 }}}{{');
+    expect(expandMacros('莉娅说：「海比人诚实。」', env())).toBe('莉娅说：「海比人诚实。」');
+  });
+});
+
+describe('findMacros', () => {
+  it('lists macros with positions and split arguments', () => {
+    const found = findMacros('a{{getvar::x}}b{{setvar::y::1::2}}');
+    expect(found).toEqual([
+      { name: 'getvar', args: ['x'], index: 1, raw: '{{getvar::x}}' },
+      { name: 'setvar', args: ['y', '1::2'], index: 15, raw: '{{setvar::y::1::2}}' },
+    ]);
+  });
+});
+
+describe('character fields', () => {
+  it('substitute names inside a field, but nothing else (so a field cannot loop or read variables)', () => {
+    const e = env({ variables: new Map([['x', 'SECRET']]), fields: { description: '{{char}} meets {{ user }} / <BOT> {{getvar::x}} {{description}}' } });
+    expect(expandMacros('{{description}}', e)).toBe('莉娅 meets 阿明 / 莉娅 {{getvar::x}} {{description}}');
+  });
+});

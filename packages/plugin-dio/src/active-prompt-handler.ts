@@ -1,0 +1,76 @@
+import { abortReason, contextKeys, defineContextKey, type TurnContext } from '@troupe/kernel';
+import type { DioPluginConfig } from './config.js';
+import type { DioClient } from './dio-client.js';
+import { DIO_EVENTS, failureData } from './events.js';
+import { turnIdentity } from './turn-identity.js';
+
+/** This turn's lookup, so it runs once whether the director's tool or `preActor` asks first. */
+const lookupKey = defineContextKey<Promise<void>>('@troupe/plugin-dio/active-prompt-lookup');
+
+/**
+ * Builds the `preActor` handler that looks up the active compiled prompt for (user, RP
+ * conversation, target prompt) within `lookupTimeoutMs`, verifies it, and puts it in the turn
+ * context as `contextKeys.dioCompiledPrompt`. Exactly one event per turn: applied, none, skipped
+ * or degraded. Cancellation propagates and writes nothing.
+ * @param client - the DIO client
+ * @param config - the plugin config
+ * @returns the handler
+ */
+export function activePromptHandler(client: DioClient, config: DioPluginConfig): (input: string, ctx: TurnContext) => Promise<void> {
+  return (_input, ctx) => ensureActivePromptLookup(ctx, client, config);
+}
+
+/**
+ * Runs this turn's active-prompt lookup once. `schedule_dio` calls it before submitting, so the
+ * turn that states a requirement reads what the service had *before* it — as in the seed, the new
+ * prompt applies from the next turn, never racing into the current reply.
+ * @param ctx - the turn context
+ * @param client - the DIO client
+ * @param config - the plugin config
+ * @returns settles when the lookup's outcome is in the context and its event is queued
+ */
+export function ensureActivePromptLookup(ctx: TurnContext, client: DioClient, config: DioPluginConfig): Promise<void> {
+  let pending = ctx.get(lookupKey);
+  if (!pending) {
+    pending = lookupActivePrompt(ctx, client, config);
+    ctx.set(lookupKey, pending);
+  }
+  return pending;
+}
+
+async function lookupActivePrompt(ctx: TurnContext, client: DioClient, config: DioPluginConfig): Promise<void> {
+  const identity = turnIdentity(ctx, config);
+  if (typeof identity === 'string') {
+    ctx.events.append(DIO_EVENTS.activePromptSkipped, { reason: identity });
+    return;
+  }
+  const where = { rpConversationId: identity.rpConversationId, targetPromptId: identity.targetPromptId };
+  try {
+    const prompt = await client.activePrompt(
+      {
+        userId: identity.userId,
+        rpConversationId: identity.rpConversationId,
+        targetPromptId: identity.targetPromptId,
+        ...(identity.authorization === undefined ? {} : { userAuthorization: identity.authorization }),
+      },
+      { signal: ctx.signal, timeoutMs: config.lookupTimeoutMs },
+    );
+    if (!prompt) {
+      ctx.events.append(DIO_EVENTS.activePromptNone, where);
+      return;
+    }
+    ctx.set(contextKeys.dioCompiledPrompt, prompt.compiledPrompt);
+    // Version ids and the hash identify the text exactly; the text itself stays out of the log.
+    ctx.events.append(DIO_EVENTS.activePromptApplied, {
+      ...where,
+      versionId: prompt.versionId,
+      sourceVersionId: prompt.sourceVersionId,
+      compiledPromptSha256: prompt.compiledPromptSha256,
+      characters: prompt.compiledPrompt.length,
+    });
+  } catch (error) {
+    if (ctx.signal.aborted) throw abortReason(ctx.signal);
+    ctx.logger.warn('DIO active prompt degraded', { ...where, error: failureData(error) });
+    ctx.events.append(DIO_EVENTS.activePromptDegraded, { ...where, ...failureData(error) });
+  }
+}

@@ -1,0 +1,295 @@
+import { abortReason, type Clock, describeError, type Logger, sha256Hex, silentLogger, systemClock } from '@troupe/kernel';
+import type * as z from 'zod';
+import { DioError } from './errors.js';
+import { type FetchLike, type JsonRequest, requestJson } from './http-request.js';
+import { retryWithinBudget } from './retry.js';
+import {
+  AcceptanceSchema,
+  type ActivePrompt,
+  ActivePromptSchema,
+  type DioTaskStatus,
+  deriveDioIds,
+  ScheduleRequestSchema,
+  TaskStatusSchema,
+} from './wire.js';
+
+/** The 16-minute background budget of {@link DioClient.waitForTerminal}. */
+export const DEFAULT_WAIT_BUDGET_MS = 16 * 60 * 1000;
+/** Polling interval of {@link DioClient.waitForTerminal}. */
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+
+/** Injectable ports of {@link DioClient}. */
+export interface DioClientOptions {
+  /** HTTP client (default: global `fetch`). */
+  readonly fetch?: FetchLike;
+  /** Time source for timeouts, retries and polling (default: the system clock). */
+  readonly clock?: Clock;
+  /** Diagnostics; every client call writes exactly one line. The authorization header is never logged. */
+  readonly logger?: Logger;
+  /** Total time for one `schedule` call including retries of transient failures (default 3 × request timeout). */
+  readonly retryBudgetMs?: number;
+}
+
+/** What {@link DioClient.schedule} submits (the seed's `DioTool.schedule` input). */
+export interface DioScheduleInput {
+  /** The RP turn's request id; the DIO ids are derived from it. */
+  readonly actorTurnRequestId: string;
+  readonly userId: string;
+  readonly rpConversationId: string;
+  readonly targetPromptId: string;
+  /** The player's raw input, never model-written text. */
+  readonly instruction: string;
+  /** BCP-47 language tag, e.g. `zh`. */
+  readonly language: string;
+  /** The player's `Authorization` header, forwarded as is. */
+  readonly userAuthorization?: string;
+}
+
+/** A verified acceptance. */
+export interface DioAcceptance {
+  readonly accepted: true;
+  readonly dioConversationId: string;
+  readonly requestId: string;
+  readonly taskMessageId: string;
+  /** The requirement applies to later turns; it is not a promise about the very next one. */
+  readonly appliesFrom: 'next_turn';
+}
+
+/** Options of {@link DioClient.waitForTerminal}. */
+export interface WaitOptions {
+  readonly signal?: AbortSignal;
+  /** Total wait (default 16 minutes). */
+  readonly budgetMs?: number;
+  /** Poll interval (default 1 s). */
+  readonly intervalMs?: number;
+  readonly userAuthorization?: string;
+}
+
+/** Which active prompt to read. */
+export interface ActivePromptQuery {
+  readonly userId: string;
+  readonly rpConversationId: string;
+  readonly targetPromptId: string;
+  readonly userAuthorization?: string;
+}
+
+/** Options of {@link DioClient.activePrompt}. */
+export interface LookupOptions {
+  readonly signal?: AbortSignal;
+  /** Total time including retries (default: the client's request timeout). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Client of a DIO (director instruction) service — the seed's `DioTool`. Every response is
+ * validated with zod, every echoed id is checked, the compiled prompt's SHA-256 is recomputed,
+ * and failures are {@link DioError}s classified as permanent or transient.
+ * @example
+ * ```ts
+ * const dio = new DioClient('http://127.0.0.1:8787', 5_000);
+ * const accepted = await dio.schedule({ actorTurnRequestId: 'rp-turn-101', userId: 'user-42',
+ *   rpConversationId: 'conversation-8', targetPromptId: 'lia-character',
+ *   instruction: '从现在起莉娅都用短句回答，少用比喻。', language: 'zh', userAuthorization }, signal);
+ * ```
+ */
+export class DioClient {
+  readonly #baseUrl: string;
+  readonly #timeoutMs: number;
+  readonly #fetch: FetchLike;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #retryBudgetMs: number;
+
+  /**
+   * @param baseUrl - the service root, e.g. `http://127.0.0.1:8787`
+   * @param requestTimeoutMs - timeout of one HTTP request
+   * @param options - injectable fetch, clock and logger
+   * @throws {DioError} DIO_INVALID_REQUEST for a non-http(s) URL or a non-positive timeout
+   */
+  constructor(baseUrl: string, requestTimeoutMs: number, options: DioClientOptions = {}) {
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch (cause) {
+      throw new DioError('DIO_INVALID_REQUEST', `The DIO base URL ${JSON.stringify(baseUrl)} is not a URL`, { cause });
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new DioError('DIO_INVALID_REQUEST', `The DIO base URL must be http(s), got ${url.protocol}`);
+    if (!Number.isFinite(requestTimeoutMs) || requestTimeoutMs <= 0) throw new DioError('DIO_INVALID_REQUEST', 'requestTimeoutMs must be a positive number');
+    this.#baseUrl = url.href.replace(/\/+$/, '');
+    this.#timeoutMs = requestTimeoutMs;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
+    this.#retryBudgetMs = options.retryBudgetMs ?? requestTimeoutMs * 3;
+  }
+
+  /**
+   * Submits a lasting requirement (`POST /v1/chat`). Transient failures are retried within the
+   * retry budget (the service deduplicates by request id).
+   * @param input - ids, the raw player input, language and the player's authorization header
+   * @param signal - cancels the call
+   * @returns the verified acceptance
+   * @throws {DioError} DIO_INVALID_REQUEST, DIO_IDENTITY_MISMATCH, DIO_INVALID_RESPONSE, DIO_HTTP_*, DIO_NETWORK, DIO_TIMEOUT
+   */
+  async schedule(input: DioScheduleInput, signal: AbortSignal = new AbortController().signal): Promise<DioAcceptance> {
+    const ids = deriveDioIds(input.rpConversationId, input.actorTurnRequestId);
+    const fields = { operation: 'schedule', requestId: ids.requestId, targetPromptId: input.targetPromptId };
+    return this.#logged(fields, signal, async () => {
+      const body = parseOrThrow(ScheduleRequestSchema, {
+        ...ids,
+        userId: input.userId,
+        rpConversationId: input.rpConversationId,
+        targetPromptId: input.targetPromptId,
+        message: input.instruction,
+        language: input.language,
+      });
+      const { json } = await retryWithinBudget(this.#clock, this.#retryBudgetMs, signal, (remainingMs) =>
+        requestJson({
+          ...this.#base('POST', '/v1/chat', input.userAuthorization, signal, remainingMs, 'schedule'),
+          body,
+        }),
+      );
+      const accepted = parseResponse(AcceptanceSchema, json, 'schedule');
+      const expected = { conversationId: ids.conversationId, targetPromptId: input.targetPromptId, taskMessageId: ids.messageId, requestId: ids.requestId };
+      for (const [field, value] of Object.entries(expected)) {
+        const echoed = accepted[field as keyof typeof expected];
+        if (echoed !== value) {
+          throw new DioError('DIO_IDENTITY_MISMATCH', `schedule: the service accepted ${field} ${JSON.stringify(echoed)}, expected ${JSON.stringify(value)}`, {
+            operation: 'schedule',
+          });
+        }
+      }
+      return { accepted: true, dioConversationId: accepted.conversationId, requestId: accepted.requestId, taskMessageId: accepted.taskMessageId, appliesFrom: 'next_turn' };
+    });
+  }
+
+  /**
+   * Polls `GET /v1/director/tasks/by-request/{requestId}` every interval (at most one request in
+   * flight) until the task is terminal. A transient failure is just a missed poll; a permanent one
+   * ends the wait. A `succeeded` task may still have `promptChanged: false`.
+   * @param requestId - the DIO request id (`<turnRequestId>:dio`)
+   * @param options - signal, budget (16 min), interval (1 s), authorization
+   * @returns the terminal task status
+   * @throws {DioError} DIO_WAIT_BUDGET_EXHAUSTED (last failure as `cause`), DIO_HTTP_PERMANENT, DIO_INVALID_RESPONSE, DIO_IDENTITY_MISMATCH
+   */
+  async waitForTerminal(requestId: string, options: WaitOptions = {}): Promise<DioTaskStatus> {
+    const signal = options.signal ?? new AbortController().signal;
+    const budgetMs = options.budgetMs ?? DEFAULT_WAIT_BUDGET_MS;
+    const intervalMs = options.intervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    const path = `/v1/director/tasks/by-request/${encodeURIComponent(requestId)}`;
+    let polls = 0;
+    return this.#logged({ operation: 'waitForTerminal', requestId }, signal, async () => {
+      const start = this.#clock.now();
+      const deadline = start + budgetMs;
+      let lastFailure: unknown;
+      for (;;) {
+        const remaining = deadline - this.#clock.now();
+        if (remaining <= 0) break;
+        polls += 1;
+        try {
+          const { json } = await requestJson(this.#base('GET', path, options.userAuthorization, signal, Math.min(this.#timeoutMs, remaining), 'waitForTerminal'));
+          const task = parseResponse(TaskStatusSchema, json, 'waitForTerminal');
+          if (task.requestId !== requestId) {
+            throw new DioError('DIO_IDENTITY_MISMATCH', `waitForTerminal: asked for ${JSON.stringify(requestId)}, got ${JSON.stringify(task.requestId)}`, {
+              operation: 'waitForTerminal',
+            });
+          }
+          if (task.status !== 'processing') return task;
+        } catch (error) {
+          if (signal.aborted) throw abortReason(signal);
+          if (!DioError.isInstance(error) || error.failureClass !== 'transient') throw error;
+          lastFailure = error;
+        }
+        // Fixed cadence from the start (t = 0, 1, 2 … s), not "1 s after the answer", so a slow
+        // service never stretches the number of polls past budget / interval + 1.
+        const nextTick = start + polls * intervalMs;
+        const wake = Math.min(nextTick, deadline);
+        const wait = wake - this.#clock.now();
+        if (wait > 0) await this.#clock.sleep(wait, signal);
+        if (nextTick >= deadline) break;
+      }
+      throw new DioError('DIO_WAIT_BUDGET_EXHAUSTED', `waitForTerminal: ${requestId} was not terminal after ${budgetMs} ms (${polls} polls)`, {
+        operation: 'waitForTerminal',
+        ...(lastFailure === undefined ? {} : { cause: lastFailure }),
+      });
+    }, () => ({ polls }));
+  }
+
+  /**
+   * Reads the active compiled prompt (`GET /v1/director/active-prompt`) and verifies its SHA-256
+   * over the UTF-8 bytes of `compiledPrompt` (lower-case hex, exact match).
+   * @param query - user, RP conversation and target prompt
+   * @param options - signal and total timeout
+   * @returns the verified prompt, or `undefined` when the service has none (404)
+   * @throws {DioError} DIO_HASH_MISMATCH, DIO_INVALID_RESPONSE, DIO_HTTP_*, DIO_NETWORK, DIO_TIMEOUT
+   */
+  async activePrompt(query: ActivePromptQuery, options: LookupOptions = {}): Promise<ActivePrompt | undefined> {
+    const signal = options.signal ?? new AbortController().signal;
+    const params = new URLSearchParams({ userId: query.userId, conversationId: query.rpConversationId, targetPromptId: query.targetPromptId });
+    const fields = { operation: 'activePrompt', rpConversationId: query.rpConversationId, targetPromptId: query.targetPromptId };
+    return this.#logged(fields, signal, async () => {
+      const budget = options.timeoutMs ?? this.#timeoutMs;
+      const { status, json } = await retryWithinBudget(this.#clock, budget, signal, (remainingMs) =>
+        requestJson({
+          ...this.#base('GET', `/v1/director/active-prompt?${params}`, query.userAuthorization, signal, Math.min(this.#timeoutMs, remainingMs), 'activePrompt'),
+          passStatuses: [404],
+        }),
+      );
+      if (status === 404) return undefined;
+      const prompt = parseResponse(ActivePromptSchema, json, 'activePrompt');
+      const actual = sha256Hex(prompt.compiledPrompt);
+      if (actual !== prompt.compiledPromptSha256) {
+        throw new DioError('DIO_HASH_MISMATCH', `activePrompt: version ${prompt.versionId} claims SHA-256 ${prompt.compiledPromptSha256}, the text hashes to ${actual}`, {
+          operation: 'activePrompt',
+        });
+      }
+      return prompt;
+    });
+  }
+
+  #base(method: 'GET' | 'POST', path: string, authorization: string | undefined, signal: AbortSignal, timeoutMs: number, operation: string): JsonRequest {
+    const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
+    return {
+      fetch: this.#fetch,
+      clock: this.#clock,
+      url: `${this.#baseUrl}${path}`,
+      method,
+      headers,
+      timeoutMs,
+      signal,
+      operation,
+    };
+  }
+
+  // Exactly one log line per call, whatever the outcome; never the authorization header.
+  async #logged<T>(fields: Record<string, unknown>, signal: AbortSignal, run: () => Promise<T>, extra: () => Record<string, unknown> = () => ({})): Promise<T> {
+    const started = this.#clock.now();
+    try {
+      const result = await run();
+      this.#logger.debug(`dio ${fields.operation} ok`, { ...fields, ...extra(), ms: this.#clock.now() - started });
+      return result;
+    } catch (error) {
+      if (signal.aborted) {
+        this.#logger.debug(`dio ${fields.operation} cancelled`, { ...fields, ...extra() });
+        throw abortReason(signal);
+      }
+      const failureClass = DioError.isInstance(error) ? error.failureClass : 'permanent';
+      this.#logger.warn(`dio ${fields.operation} failed`, { ...fields, ...extra(), failureClass, error: describeError(error) });
+      throw error;
+    }
+  }
+}
+
+function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ');
+  throw new DioError('DIO_INVALID_REQUEST', `schedule: invalid input (${issues})`, { operation: 'schedule' });
+}
+
+function parseResponse<S extends z.ZodType>(schema: S, value: unknown, operation: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ');
+  throw new DioError('DIO_INVALID_RESPONSE', `${operation}: the response does not match the DIO wire format (${issues})`, { operation });
+}

@@ -1,0 +1,37 @@
+import { abortReason, type Clock } from '@troupe/kernel';
+import { isTransient } from './errors.js';
+
+/**
+ * How long to wait before a retry: 200 ms doubling, capped at 1 s.
+ * @param attempt - 0-based index of the failed attempt
+ * @returns the pause in ms
+ */
+export function retryDelayMs(attempt: number): number {
+  return Math.min(1_000, 200 * 2 ** attempt);
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails permanently, or the budget has no room for another try.
+ * Only transient failures are retried. Cancellation rejects with the abort reason at once.
+ * @param clock - time source (virtual in tests)
+ * @param budgetMs - total time allowed, first attempt included
+ * @param signal - cancels the whole thing
+ * @param attempt - one try; receives the time left in the budget
+ * @returns the first successful result
+ * @throws the last failure, or the abort reason
+ */
+export async function retryWithinBudget<T>(clock: Clock, budgetMs: number, signal: AbortSignal, attempt: (remainingMs: number) => Promise<T>): Promise<T> {
+  const deadline = clock.now() + budgetMs;
+  for (let tries = 0; ; tries++) {
+    if (signal.aborted) throw abortReason(signal);
+    try {
+      return await attempt(Math.max(1, deadline - clock.now()));
+    } catch (error) {
+      if (signal.aborted) throw abortReason(signal);
+      const delay = retryDelayMs(tries);
+      // Retry only when another attempt still fits in the budget after the pause.
+      if (!isTransient(error) || clock.now() + delay >= deadline) throw error;
+      await clock.sleep(delay, signal);
+    }
+  }
+}

@@ -1,0 +1,139 @@
+// Benchmarks for @troupe/plugin-story (run with `pnpm bench`, after `tsc -b`).
+// 1. Pipeline: turn wall time / ideal critical path with a fixed simulated latency L per model call.
+// 2. Retrieval: index build and query time over 1 MB and 10 MB of mixed Chinese/English Markdown.
+import { createHarness } from '@troupe/kernel';
+import { MemorySessionLog, MemoryTreeStore } from '@troupe/kernel/testing';
+import { selectStoryWorkspace, SourceIndex, StoryWorkspaces, storyPlugin } from '../dist/index.js';
+
+const L = Number(process.env.BENCH_LATENCY_MS ?? 100);
+const SECTIONS = 3;
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+
+/** A model that answers every stage after exactly L ms, with schema-conforming output (fallback). */
+const fixedLatencyModel = {
+  id: `latency-${L}ms`,
+  async generate(request) {
+    await new Promise((resolve, reject) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(request.signal.reason);
+      };
+      const timer = setTimeout(() => {
+        request.signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, L);
+      request.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    const last = request.messages.at(-1)?.content ?? '';
+    switch (request.meta.stage) {
+      case 'story/research':
+        return { text: JSON.stringify({ facts: ['fact'], continuity: 'ok' }) };
+      case 'story/character':
+        return { text: JSON.stringify({ intent: 'i', action: 'acts', dialogue: 'hi' }) };
+      case 'story/director':
+        return { text: JSON.stringify({ beats: ['beat'], sectionNotes: [] }) };
+      case 'story/section':
+        return { text: 'A paragraph of story text.' };
+      case 'story/editor':
+        return { text: last };
+      case 'story/continuity':
+        return { text: JSON.stringify({ publicEvents: ['event'], observations: [], proposals: [] }) };
+      default:
+        return { text: 'Actor reply.' };
+    }
+  },
+};
+
+// The offline model (fixed simulated latency) when it is built; else the small model above.
+let latencyModel = fixedLatencyModel;
+let modelLabel = 'bench fixed-latency model';
+try {
+  const { offlineModel } = await import('@troupe/model-offline');
+  latencyModel = offlineModel({ latencyMs: L });
+  modelLabel = '@troupe/model-offline';
+} catch {
+  // not built or not installed: keep the fallback
+}
+
+async function pipelineRun(characters, maxParallel) {
+  const trees = new MemoryTreeStore();
+  const sessionLog = new MemorySessionLog();
+  const workspaces = new StoryWorkspaces(trees);
+  let ws = await workspaces.create('bench', { name: 'Bench', pipeline: { maxParallel } });
+  for (let i = 0; i < characters; i++) ws = await workspaces.addCharacter('bench', ws.revision, { id: `c${i}`, name: `C${i}`, persona: 'p', knowledge: 'k' });
+  for (let i = 0; i < SECTIONS; i++) ws = await workspaces.addSection('bench', ws.revision, { id: `s${i}`, title: `S${i}`, kind: 'prose' });
+  ws = await workspaces.addSource('bench', ws.revision, { id: 'lore', title: 'Lore', text: '# Tavern\nThe tavern sells ale.\n# 公会\n莉娅欠公会一笔钱。' });
+  const harness = await createHarness({ trees, sessionLog, model: latencyModel, plugins: [storyPlugin()] });
+  await selectStoryWorkspace(sessionLog, 's1', 'bench');
+  const waves = 1 + Math.ceil(characters / maxParallel) + 1 + Math.ceil(SECTIONS / maxParallel) + 1 + 1 + 1; // + editor, actor, continuity
+  let best = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < REPEATS; r++) {
+    const start = performance.now();
+    await harness.runTurn({ sessionId: 's1', text: 'I enter the tavern', turnId: `t${r}` });
+    best = Math.min(best, performance.now() - start);
+  }
+  await harness.close();
+  return { wall: best, ideal: waves * L, waves };
+}
+
+function mixedMarkdown(bytes, seed) {
+  const zh = ['酒馆', '公会', '莉娅', '河边', '老板', '一笔钱', '骑士', '城堡', '魔法', '旅人', '夜晚', '秘密', '地图', '钥匙'];
+  const en = ['tavern', 'guild', 'river', 'knight', 'castle', 'magic', 'traveller', 'night', 'secret', 'map', 'key', 'debt', 'ale', 'market'];
+  let state = seed;
+  const rand = (n) => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state % n;
+  };
+  const parts = [];
+  let size = 0;
+  let line = 0;
+  while (size < bytes) {
+    let text;
+    if (line % 20 === 0) text = `## ${zh[rand(zh.length)]} ${en[rand(en.length)]} ${line}`;
+    else {
+      const words = [];
+      for (let i = 0; i < 12; i++) words.push(rand(2) ? zh[rand(zh.length)] : en[rand(en.length)]);
+      text = rand(2) ? `${words.join('')}。` : `${words.join(' ')}.`;
+    }
+    parts.push(text, line % 5 === 4 ? '\n\n' : '\n');
+    size += Buffer.byteLength(text) + 1;
+    line++;
+  }
+  return parts.join('');
+}
+
+function retrievalRun(totalBytes) {
+  const files = 10;
+  const sources = Array.from({ length: files }, (_, i) => ({ id: `src${i}`, title: `Source ${i}`, text: mixedMarkdown(totalBytes / files, i + 1) }));
+  const index = new SourceIndex();
+  let start = performance.now();
+  index.update(sources);
+  const build = performance.now() - start;
+  start = performance.now();
+  index.update(sources);
+  const unchanged = performance.now() - start;
+  const queries = ['莉娅欠公会的钱在哪里', 'where is the secret map of the castle', '骑士 knight 城堡 tavern', '旅人在夜晚的河边'];
+  const rounds = 25;
+  start = performance.now();
+  let hits = 0;
+  for (let r = 0; r < rounds; r++) for (const q of queries) hits += index.query(q).length;
+  const query = (performance.now() - start) / (rounds * queries.length);
+  return { build, unchanged, query, chunks: index.stats.chunks, hits };
+}
+
+console.log(`## pipeline (${modelLabel}, L = ${L} ms per model call, ${SECTIONS} sections, best of ${REPEATS})`);
+console.log('| characters | maxParallel | waves | ideal (ms) | wall (ms) | wall / ideal |');
+console.log('|---:|---:|---:|---:|---:|---:|');
+for (const characters of [1, 4, 8]) {
+  for (const maxParallel of [1, 4, 8]) {
+    const { wall, ideal, waves } = await pipelineRun(characters, maxParallel);
+    console.log(`| ${characters} | ${maxParallel} | ${waves} | ${ideal} | ${wall.toFixed(1)} | ${(wall / ideal).toFixed(3)} |`);
+  }
+}
+console.log('\n## retrieval (10 sources, mixed zh/en Markdown)');
+console.log('| size | chunks | index build (ms) | unchanged update (ms) | query avg (ms) |');
+console.log('|---:|---:|---:|---:|---:|');
+for (const [label, bytes] of [['1 MB', 1_000_000], ['10 MB', 10_000_000]]) {
+  const r = retrievalRun(bytes);
+  console.log(`| ${label} | ${r.chunks} | ${r.build.toFixed(0)} | ${r.unchanged.toFixed(1)} | ${r.query.toFixed(2)} |`);
+}

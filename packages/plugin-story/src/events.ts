@@ -1,0 +1,41 @@
+/** Session event types written by the story plugin (all ignorable). */
+export const STORY_EVENTS = Object.freeze({
+  /** The session's workspace selection; key {@link SELECTION_KEY}; data `{workspaceId: string | null}`. */
+  workspaceSelected: 'agent-rp/story-workspace-selected',
+  /** The full model request of one stage call. */
+  stageRequest: 'agent-rp/story-stage-request',
+  /** A stage's text, or its stable failure. */
+  stageResult: 'agent-rp/story-stage-result',
+  /** The outcome of web retrieval (results, or the failure that removed them). */
+  webRetrieval: 'agent-rp/story-web-retrieval',
+  /** The edited draft handed to the actor; key `${turnId}:${step}:${workspaceId}:${revision}`. */
+  draftPrepared: 'agent-rp/story-draft-prepared',
+  /** A prepared draft reused from the session log (no model call). */
+  draftReplayed: 'agent-rp/story-draft-replayed',
+  /** A degradation: which stage, what fell back to what, and why. */
+  degraded: 'agent-rp/story-degraded',
+  /** The post-turn settlement; key = the settle marker. */
+  settled: 'agent-rp/story-settled',
+  /** The pipeline did not run this turn (e.g. a later step of the turn). */
+  skipped: 'agent-rp/story-skipped',
+});
+
+/** The lookup key of selection events. */
+export const SELECTION_KEY = 'selection';
+
+/**
+ * The replay key of a prepared draft: same turn, step, workspace and revision.
+ * @param turnId - the turn
+ * @param step - the turn's step
+ * @param workspaceId - the workspace
+ * @param revision - the workspace revision the draft was prepared from
+ * @returns `${turnId}:${step}:${workspaceId}:${revision}`
+ */
+export function draftKey(turnId: string, step: number, workspaceId: string, revision: number): string {
+  return `${turnId}:${step}:${workspaceId}:${revision}`;
+}
+
+/** The stable settle marker of a turn, so a retried turn never settles twice. @param turnId - the turn */
+export function settleMarker(turnId: string): string {
+  return `story:${turnId}`;
+}

@@ -1,0 +1,144 @@
+import { abortReason, type ChatMessage, describeError } from '@troupe/kernel';
+import { StoryError } from '../errors.js';
+import { STORY_EVENTS } from '../events.js';
+import type { SourceIndex } from '../retrieval/source-index.js';
+import { capSnippets, type RetrievalLimits, type Snippet } from '../retrieval/snippet.js';
+import { type CharacterProposal, runCharacter } from '../stages/character.js';
+import { type DirectorInput, type DirectorPlan, fallbackPlan, runDirector, type SectionDefinition } from '../stages/director.js';
+import { assembleDrafts, runEditor, type SectionDraft } from '../stages/editor.js';
+import { briefFromSnippets, type ResearchBrief, runResearch } from '../stages/research.js';
+import { runSection } from '../stages/section.js';
+import type { WebSearchProvider } from '../web/web-search.js';
+import { knowledgePath, personaPath, sectionPath, sourcePath, WORKSPACE_FILES } from '../workspace/layout.js';
+import { orderedEnabledSections, type SectionEntry, type StoryManifest } from '../workspace/manifest.js';
+import { mapBounded } from './limiter.js';
+import type { StageEnvironment } from './stage-call.js';
+
+/** Everything one preparation needs. */
+export interface PrepareDraftInput {
+  readonly env: StageEnvironment;
+  readonly manifest: StoryManifest;
+  readonly files: Readonly<Record<string, string>>;
+  readonly playerInput: string;
+  readonly recentConversation: readonly ChatMessage[];
+  readonly index: SourceIndex;
+  readonly limits: RetrievalLimits;
+  readonly webSearch?: WebSearchProvider | undefined;
+}
+
+/** The section used when a workspace defines none: one natural prose passage. */
+const IMPLICIT_SECTION: SectionEntry = { id: 'story', title: 'Story', kind: 'prose', order: 0, enabled: true, focus: null };
+
+/**
+ * Runs the fixed stage order — retrieval → research → characters → director → sections → editor —
+ * with the seed's degradations, each recorded as an `agent-rp/story-degraded` event.
+ * @returns the edited draft text
+ * @throws {StoryError} STORY_NO_SECTIONS when every section failed (the caller falls back to the
+ *   plain character flow); the abort reason when cancelled (never degraded)
+ */
+export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
+  const { env, manifest, files, playerInput } = input;
+  const maxParallel = manifest.pipeline.maxParallel;
+  const degrade = (stage: string, fallback: string, error: unknown, item?: string) => {
+    if (env.signal.aborted) throw abortReason(env.signal);
+    const described = describeError(error);
+    env.emit(STORY_EVENTS.degraded, { stage, ...(item ? { item } : {}), fallback, error: { code: described.code ?? 'STORY_STAGE_MODEL_FAILED', message: described.message } });
+  };
+
+  // 1. Retrieval: local snippets, plus web results when available (a web failure drops only those).
+  const publicHistory = files[WORKSPACE_FILES.history] ?? '';
+  const enabledSources = manifest.sources.filter((s) => s.enabled);
+  input.index.update(enabledSources.map((s) => ({ id: s.id, title: s.title, text: files[sourcePath(s.id)] ?? '' })));
+  const queryText = [...input.recentConversation.map((m) => m.content), playerInput].join('\n');
+  const local = input.index.query(queryText, input.limits);
+  const web = input.webSearch && manifest.pipeline.webSearch ? await searchWeb(input, degrade) : [];
+  const snippets = [...local, ...capSnippets(web, input.limits)];
+
+  // 2. Research worker.
+  let research: ResearchBrief;
+  try {
+    research = await runResearch(env, { publicHistory, recentConversation: input.recentConversation, snippets, playerInput });
+  } catch (error) {
+    degrade('story/research', 'snippets', error);
+    research = briefFromSnippets(snippets);
+  }
+
+  // 3. Character workers, each on its own files only.
+  const characters = manifest.characters.filter((c) => c.enabled);
+  const settled = await mapBounded(characters, maxParallel, env.signal, (c) =>
+    runCharacter(env, {
+      character: { id: c.id, name: c.name },
+      persona: files[personaPath(c.id)] ?? '',
+      knowledge: files[knowledgePath(c.id)] ?? '',
+      playerInput,
+    }),
+  );
+  const proposals: { characterId: string; name: string; proposal: CharacterProposal }[] = [];
+  settled.forEach((result, i) => {
+    const c = characters[i]!;
+    if (result.status === 'fulfilled') proposals.push({ characterId: c.id, name: c.name, proposal: result.value });
+    else degrade('story/character', 'skipped', result.reason, c.id);
+  });
+
+  // 4. Director.
+  const names = new Map(manifest.characters.map((c) => [c.id, c.name]));
+  const entries = orderedEnabledSections(manifest);
+  const sections: SectionDefinition[] = (entries.length > 0 ? entries : [IMPLICIT_SECTION]).map((s) => ({
+    id: s.id,
+    title: s.title,
+    kind: s.kind,
+    focus: s.focus !== null && names.has(s.focus) ? { id: s.focus, name: names.get(s.focus)! } : null,
+  }));
+  const directorInput: DirectorInput = {
+    outline: files[WORKSPACE_FILES.outline] ?? '',
+    foreshadowing: files[WORKSPACE_FILES.foreshadowing] ?? '',
+    publicHistory,
+    research,
+    proposals,
+    sections,
+    playerInput,
+  };
+  let plan: DirectorPlan;
+  try {
+    plan = await runDirector(env, directorInput);
+  } catch (error) {
+    degrade('story/director', 'fallback-plan', error);
+    plan = fallbackPlan(directorInput);
+  }
+
+  // 5. Section writers, in manifest order.
+  const written = await mapBounded(sections, maxParallel, env.signal, (section) =>
+    runSection(env, { section, reference: files[sectionPath(section.id)] ?? '', plan, playerInput }),
+  );
+  const drafts: SectionDraft[] = [];
+  written.forEach((result, i) => {
+    const s = sections[i]!;
+    if (result.status === 'fulfilled') drafts.push({ id: s.id, title: s.title, kind: s.kind, text: result.value });
+    else degrade('story/section', 'skipped', result.reason, s.id);
+  });
+  if (drafts.length === 0) throw new StoryError('STORY_NO_SECTIONS', 'Every story section failed, so there is no draft');
+
+  // 6. Editor.
+  try {
+    return await runEditor(env, { drafts });
+  } catch (error) {
+    degrade('story/editor', 'section-drafts', error);
+    return assembleDrafts(drafts);
+  }
+}
+
+async function searchWeb(input: PrepareDraftInput, degrade: (stage: string, fallback: string, error: unknown) => void): Promise<Snippet[]> {
+  const provider = input.webSearch!;
+  const { env } = input;
+  try {
+    const results = await provider.search(input.playerInput, { signal: env.signal, limit: input.limits.maxSnippets });
+    env.emit(STORY_EVENTS.webRetrieval, { provider: provider.id, query: input.playerInput, ok: true, results });
+    return results.map((r) => ({ origin: 'web' as const, ref: r.url, title: r.title, text: r.snippet }));
+  } catch (error) {
+    if (env.signal.aborted) throw abortReason(env.signal);
+    const described = describeError(error);
+    env.emit(STORY_EVENTS.webRetrieval, { provider: provider.id, query: input.playerInput, ok: false, error: { code: described.code ?? 'STORY_WEB_SEARCH_FAILED', message: described.message } });
+    degrade('web', 'local-only', error);
+    return [];
+  }
+}

@@ -1,0 +1,105 @@
+import { abortReason, type ChatMessage, type ChatModel, describeError } from '@troupe/kernel';
+import * as z from 'zod';
+import { StoryError } from '../errors.js';
+import { STORY_EVENTS } from '../events.js';
+
+/** The story stages (the `meta.stage` of every model call). */
+export type StoryStage = 'story/research' | 'story/character' | 'story/director' | 'story/section' | 'story/editor' | 'story/continuity';
+
+/** Where stage events go: the turn's `ctx.events.append`, or a test sink. */
+export type StoryEventSink = (type: string, data: unknown) => void;
+
+/** What every stage call needs from the turn. */
+export interface StageEnvironment {
+  readonly model: ChatModel;
+  readonly signal: AbortSignal;
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly emit: StoryEventSink;
+}
+
+/** One stage call: which stage, which item (character/section id), and the messages. */
+export interface StageCall {
+  readonly stage: StoryStage;
+  readonly item?: string;
+  readonly messages: readonly ChatMessage[];
+}
+
+/**
+ * Calls the model for a prose stage; records the request and the result (or a stable failure).
+ * @returns the trimmed text
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_EMPTY; the abort reason when cancelled
+ */
+export async function callProseStage(env: StageEnvironment, call: StageCall): Promise<string> {
+  return runStage(env, call, undefined, (text) => {
+    const trimmed = text.trim();
+    if (!trimmed) throw new StoryError('STORY_STAGE_EMPTY', `${call.stage} returned no text`);
+    return trimmed;
+  });
+}
+
+/**
+ * Calls the model for a structured stage with the schema's JSON Schema, and validates the answer.
+ * @returns the validated value
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled
+ */
+export async function callJsonStage<S extends z.ZodType>(env: StageEnvironment, call: StageCall, schema: S, name: string): Promise<z.output<S>> {
+  const json = { schema: z.toJSONSchema(schema) as Record<string, unknown>, name };
+  return runStage(env, call, json, (text) => parseJsonOutput(text, schema, call.stage));
+}
+
+async function runStage<T>(
+  env: StageEnvironment,
+  call: StageCall,
+  json: { schema: Record<string, unknown>; name: string } | undefined,
+  accept: (text: string) => T,
+): Promise<T> {
+  if (env.signal.aborted) throw abortReason(env.signal);
+  const item = call.item === undefined ? {} : { item: call.item };
+  env.emit(STORY_EVENTS.stageRequest, { stage: call.stage, ...item, model: env.model.id, messages: call.messages, ...(json ? { json } : {}) });
+  let text: string;
+  try {
+    const response = await env.model.generate({
+      messages: call.messages,
+      ...(json ? { json } : {}),
+      signal: env.signal,
+      meta: { stage: call.stage, sessionId: env.sessionId, turnId: env.turnId },
+    });
+    text = response.text;
+  } catch (cause) {
+    // Cancellation is never a failure result: reject with the abort reason, record nothing.
+    if (env.signal.aborted) throw abortReason(env.signal);
+    const error = new StoryError('STORY_STAGE_MODEL_FAILED', `${call.stage} model call failed: ${describeError(cause).message}`, { cause });
+    env.emit(STORY_EVENTS.stageResult, { stage: call.stage, ...item, ok: false, error: { code: error.code, message: error.message } });
+    throw error;
+  }
+  if (env.signal.aborted) throw abortReason(env.signal);
+  try {
+    const value = accept(text);
+    env.emit(STORY_EVENTS.stageResult, { stage: call.stage, ...item, ok: true, text });
+    return value;
+  } catch (error) {
+    const described = describeError(error);
+    env.emit(STORY_EVENTS.stageResult, { stage: call.stage, ...item, ok: false, text, error: { code: described.code ?? 'STORY_STAGE_OUTPUT_INVALID', message: described.message } });
+    throw error;
+  }
+}
+
+/**
+ * Parses a model's JSON answer (tolerating a Markdown code fence) and validates it.
+ * @throws {StoryError} STORY_STAGE_OUTPUT_INVALID naming the first bad field
+ */
+export function parseJsonOutput<S extends z.ZodType>(text: string, schema: S, stage: string): z.output<S> {
+  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(fenced ? (fenced[1] ?? '') : text);
+  } catch (cause) {
+    throw new StoryError('STORY_STAGE_OUTPUT_INVALID', `${stage} did not return JSON: ${(cause as Error).message}`, { cause });
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.map(String).join('.') || 'output';
+  throw new StoryError('STORY_STAGE_OUTPUT_INVALID', `${stage} returned JSON that does not fit the schema: ${field}: ${issue?.message ?? 'invalid'}`, { field });
+}

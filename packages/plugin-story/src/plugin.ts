@@ -1,0 +1,166 @@
+import {
+  abortReason,
+  type ChatModel,
+  contextKeys,
+  defineContextKey,
+  definePlugin,
+  describeError,
+  type PluginDefinition,
+  type TreeStore,
+  type TurnContext,
+  Tokens,
+} from '@troupe/kernel';
+import { StoryError } from './errors.js';
+import { draftKey, STORY_EVENTS, settleMarker } from './events.js';
+import { prepareDraft } from './pipeline/prepare-draft.js';
+import type { StageEnvironment } from './pipeline/stage-call.js';
+import { settleTurn } from './pipeline/settle-turn.js';
+import { DEFAULT_RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval/snippet.js';
+import { SourceIndex } from './retrieval/source-index.js';
+import { readStoryWorkspaceSelection } from './selection.js';
+import type { WebSearchProvider } from './web/web-search.js';
+import { WORKSPACE_FILES } from './workspace/layout.js';
+import { parseManifest, type StoryManifest } from './workspace/manifest.js';
+import * as z from 'zod';
+
+/** Options of {@link storyPlugin}. */
+export interface StoryPluginOptions {
+  /** Where workspaces live; default: the harness's `Tokens.TreeStore`. */
+  readonly trees?: TreeStore;
+  /** Optional web search for the research stage. */
+  readonly webSearch?: WebSearchProvider;
+  /** Caps on retrieved snippets. */
+  readonly retrieval?: Partial<RetrievalLimits>;
+  /** How many recent conversation messages the research stage and retrieval see (default 6). */
+  readonly recentMessages?: number;
+}
+
+/** The plugin's name (and npm package). */
+export const STORY_PLUGIN_NAME = '@troupe/plugin-story';
+
+/** What preActor tells postReview about this turn's workspace. */
+const turnWorkspaceKey = defineContextKey<{ readonly workspaceId: string }>('@troupe/plugin-story/turn-workspace');
+
+const PreparedDraftSchema = z.object({ text: z.string(), workspaceId: z.string(), revision: z.number().int() });
+
+/**
+ * The story workspace plugin: when a session has a workspace selected, `preActor` (step 0 of a
+ * turn) prepares an edited draft through the stage pipeline and hands it to the actor via
+ * `contextKeys.storyDraft`; `postReview` settles the visible reply into the workspace.
+ * @param options - storage, web search, retrieval caps
+ * @returns the plugin definition
+ */
+export function storyPlugin(options: StoryPluginOptions = {}): PluginDefinition {
+  return definePlugin({
+    name: STORY_PLUGIN_NAME,
+    version: '0.1.0',
+    kernel: '^0.1.0',
+    setup(setup) {
+      const trees = options.trees ?? (setup.container.isRegistered(Tokens.TreeStore, true) ? setup.container.resolve(Tokens.TreeStore) : undefined);
+      if (!trees) {
+        setup.logger.warn('no TreeStore: story workspaces are disabled (give `trees` to the harness or the plugin)');
+        return;
+      }
+      const limits: RetrievalLimits = { ...DEFAULT_RETRIEVAL_LIMITS, ...options.retrieval };
+      const recentMessages = options.recentMessages ?? 6;
+      // Search indexes are a cache keyed by workspace; a source is re-indexed only when its hash changes.
+      const indexes = new Map<string, SourceIndex>();
+      const indexFor = (workspaceId: string) => {
+        const existing = indexes.get(workspaceId);
+        if (existing) return existing;
+        const index = new SourceIndex({ chunkChars: limits.maxSnippetChars });
+        indexes.set(workspaceId, index);
+        return index;
+      };
+
+      setup.hooks.preActor(async (input, ctx) => {
+        const workspaceId = await readStoryWorkspaceSelection((key) => ctx.events.findLatest(key));
+        if (!workspaceId) return;
+        const emit = (type: string, data: unknown, key?: string) => ctx.events.append(type, data, { ignorable: true, ...(key ? { key } : {}) });
+        const fail = (stage: string, error: unknown) => {
+          if (ctx.signal.aborted) throw abortReason(ctx.signal);
+          const described = describeError(error);
+          emit(STORY_EVENTS.degraded, {
+            stage,
+            workspaceId,
+            fallback: 'plain-character-flow',
+            error: { code: described.code ?? 'STORY_PREPARATION_FAILED', message: described.message, ...(StoryError.isInstance(error) && error.field ? { field: error.field } : {}) },
+          });
+        };
+        let snapshot: Awaited<ReturnType<TreeStore['read']>>;
+        try {
+          snapshot = await trees.read(workspaceId);
+        } catch (error) {
+          return fail('workspace', error);
+        }
+        ctx.set(turnWorkspaceKey, { workspaceId });
+        const key = draftKey(ctx.turnId, ctx.step, workspaceId, snapshot.revision);
+        const replay = PreparedDraftSchema.safeParse((await ctx.events.findLatest({ type: STORY_EVENTS.draftPrepared, key }))?.data);
+        if (replay.success) {
+          ctx.set(contextKeys.storyDraft, replay.data);
+          emit(STORY_EVENTS.draftReplayed, { key, workspaceId, revision: snapshot.revision });
+          return;
+        }
+        if (ctx.step !== 0) {
+          emit(STORY_EVENTS.skipped, { workspaceId, reason: 'not-first-step', step: ctx.step });
+          return;
+        }
+        let manifest: StoryManifest;
+        try {
+          manifest = parseManifest(snapshot.files[WORKSPACE_FILES.manifest] ?? '');
+        } catch (error) {
+          return fail('manifest', error);
+        }
+        try {
+          const env = stageEnv(ctx, resolveModel(ctx, manifest), (type, data) => emit(type, data));
+          const text = await prepareDraft({
+            env,
+            manifest,
+            files: snapshot.files,
+            playerInput: input,
+            recentConversation: ctx.history.slice(-recentMessages),
+            index: indexFor(workspaceId),
+            limits,
+            webSearch: options.webSearch,
+          });
+          const draft = { text, workspaceId, revision: snapshot.revision };
+          ctx.set(contextKeys.storyDraft, draft);
+          emit(STORY_EVENTS.draftPrepared, { ...draft, key }, key);
+        } catch (error) {
+          fail('preparation', error);
+        }
+      });
+
+      setup.hooks.postReview(async (turn, ctx) => {
+        const selected = ctx.get(turnWorkspaceKey);
+        if (!selected) return;
+        const { workspaceId } = selected;
+        const marker = settleMarker(turn.turnId);
+        const emit = (type: string, data: unknown, key?: string) => ctx.events.append(type, data, { ignorable: true, ...(key ? { key } : {}) });
+        // A retried or regenerated turn already settled: no model call, no second write.
+        if (await ctx.events.findLatest({ type: STORY_EVENTS.settled, key: marker })) return;
+        const snapshot = await trees.read(workspaceId);
+        let manifest: StoryManifest;
+        try {
+          manifest = parseManifest(snapshot.files[WORKSPACE_FILES.manifest] ?? '');
+        } catch (error) {
+          const described = describeError(error);
+          emit(STORY_EVENTS.degraded, { stage: 'story/continuity', workspaceId, fallback: 'not-settled', error: { code: described.code, message: described.message } });
+          return;
+        }
+        const env = stageEnv(ctx, resolveModel(ctx, manifest), (type, data) => emit(type, data));
+        const result = await settleTurn({ env, trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply });
+        emit(STORY_EVENTS.settled, { workspaceId, ...result }, marker);
+      });
+    },
+  });
+}
+
+function resolveModel(ctx: TurnContext, manifest: StoryManifest): ChatModel {
+  const { provider, model } = manifest.pipeline;
+  return provider === undefined && model === undefined ? ctx.models.resolve() : ctx.models.resolve({ ...(provider ? { provider } : {}), ...(model ? { model } : {}) });
+}
+
+function stageEnv(ctx: TurnContext, model: ChatModel, emit: StageEnvironment['emit']): StageEnvironment {
+  return { model, signal: ctx.signal, sessionId: ctx.sessionId, turnId: ctx.turnId, emit };
+}

@@ -1,0 +1,51 @@
+import type { ChatMessage } from '@troupe/kernel';
+import * as z from 'zod';
+import { callJsonStage, type StageEnvironment } from '../pipeline/stage-call.js';
+
+/**
+ * What the continuity worker may read (seed table): the final visible reply, the current outline
+ * and foreshadowing, and the participating characters' identities. No internal drafts.
+ */
+export interface ContinuityInput {
+  readonly visibleReply: string;
+  readonly outline: string;
+  readonly foreshadowing: string;
+  readonly participants: readonly { readonly id: string; readonly name: string }[];
+}
+
+/** What the continuity worker settles. */
+export const ContinuityResultSchema = z.object({
+  publicEvents: z.array(z.string().min(1)).max(50),
+  observations: z.array(z.object({ characterId: z.string(), facts: z.array(z.string().min(1)).max(50) })).max(50),
+  proposals: z.array(z.string().min(1)).max(50),
+});
+
+/** A validated continuity result. */
+export type ContinuityResult = z.output<typeof ContinuityResultSchema>;
+
+/**
+ * Builds the continuity worker's messages.
+ * @param input - the scoped input
+ */
+export function continuityMessages(input: ContinuityInput): ChatMessage[] {
+  const participants = input.participants.map((p) => `- ${p.id}: ${p.name}`).join('\n') || '(none)';
+  return [
+    {
+      role: 'system',
+      content:
+        'You are the continuity worker. From the reply the player actually saw, list the public events; for each participant only the facts they clearly experienced or could perceive in that reply; and suggestions for the outline or foreshadowing (suggestions only — never rewrite them). Output JSON {"publicEvents": string[], "observations": [{"characterId": string, "facts": string[]}], "proposals": string[]}.',
+    },
+    {
+      role: 'user',
+      content: `## Visible reply\n${input.visibleReply}\n\n## Outline\n${input.outline || '(empty)'}\n\n## Foreshadowing\n${input.foreshadowing || '(empty)'}\n\n## Participants\n${participants}`,
+    },
+  ];
+}
+
+/**
+ * Runs the continuity worker.
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED / STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled
+ */
+export function runContinuity(env: StageEnvironment, input: ContinuityInput): Promise<ContinuityResult> {
+  return callJsonStage(env, { stage: 'story/continuity', messages: continuityMessages(input) }, ContinuityResultSchema, 'continuity');
+}

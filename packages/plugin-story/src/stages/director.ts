@@ -1,0 +1,86 @@
+import type { ChatMessage } from '@troupe/kernel';
+import * as z from 'zod';
+import { callJsonStage, type StageEnvironment } from '../pipeline/stage-call.js';
+import type { CharacterProposal } from './character.js';
+import type { ResearchBrief } from './research.js';
+
+/** A section as the director and section writers see its definition (no file contents). */
+export interface SectionDefinition {
+  readonly id: string;
+  readonly title: string;
+  readonly kind: 'prose' | 'character' | 'history';
+  /** The focused character's name, or `null` for all participants. */
+  readonly focus: { readonly id: string; readonly name: string } | null;
+}
+
+/**
+ * What the director may read (seed table): outline, foreshadowing, public history, the research
+ * brief, each character's independent proposal, the section definitions and the player input.
+ * No field for character-private files.
+ */
+export interface DirectorInput {
+  readonly outline: string;
+  readonly foreshadowing: string;
+  readonly publicHistory: string;
+  readonly research: ResearchBrief;
+  readonly proposals: readonly { readonly characterId: string; readonly name: string; readonly proposal: CharacterProposal }[];
+  readonly sections: readonly SectionDefinition[];
+  readonly playerInput: string;
+}
+
+/** The director's plan for this turn. */
+export const DirectorPlanSchema = z.object({
+  beats: z.array(z.string().min(1)).min(1).max(20),
+  sectionNotes: z.array(z.object({ sectionId: z.string(), note: z.string() })),
+});
+
+/** A plan; `fallback` marks the bounded plan built from the inputs when the director failed. */
+export type DirectorPlan = z.output<typeof DirectorPlanSchema> & { readonly fallback?: boolean };
+
+/** Caps of the fallback plan, so a failed director never hands an unbounded prompt onwards. */
+export const FALLBACK_PLAN_LIMITS = Object.freeze({ maxBeats: 12, maxBeatChars: 300 });
+
+/**
+ * Builds the director's messages.
+ * @param input - the scoped input
+ */
+export function directorMessages(input: DirectorInput): ChatMessage[] {
+  const proposals = input.proposals.map((p) => `- ${p.name} (${p.characterId}): intent ${p.proposal.intent}; action ${p.proposal.action}; says "${p.proposal.dialogue}"`).join('\n') || '(none)';
+  const sections = input.sections.map((s) => `- ${s.id} [${s.kind}] "${s.title}" focus: ${s.focus ? s.focus.name : 'all participants'}`).join('\n');
+  return [
+    {
+      role: 'system',
+      content:
+        'You are the director of a multi-character story. Combine the independent character proposals into this turn\'s plan. A character who has not witnessed or been told something must not act as if they know it; never make anyone omniscient. Follow the outline, keep foreshadowing hidden until it is due. Output JSON {"beats": string[], "sectionNotes": [{"sectionId": string, "note": string}]}.',
+    },
+    {
+      role: 'user',
+      content: `## Outline\n${input.outline || '(empty)'}\n\n## Foreshadowing\n${input.foreshadowing || '(empty)'}\n\n## Public history\n${input.publicHistory || '(empty)'}\n\n## Research brief\n${input.research.facts.map((f) => `- ${f}`).join('\n') || '(none)'}\n${input.research.continuity}\n\n## Character proposals\n${proposals}\n\n## Sections\n${sections}\n\n## Player input\n${input.playerInput}`,
+    },
+  ];
+}
+
+/**
+ * Runs the director.
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED / STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled
+ */
+export function runDirector(env: StageEnvironment, input: DirectorInput): Promise<DirectorPlan> {
+  return callJsonStage(env, { stage: 'story/director', messages: directorMessages(input) }, DirectorPlanSchema, 'director_plan');
+}
+
+/**
+ * The bounded fallback plan when the director fails: the player input, each proposal's action and
+ * the leading research facts, each clipped, at most {@link FALLBACK_PLAN_LIMITS}.maxBeats beats.
+ * @param input - the director's input
+ */
+export function fallbackPlan(input: DirectorInput): DirectorPlan {
+  const clip = (text: string) => (text.length > FALLBACK_PLAN_LIMITS.maxBeatChars ? `${text.slice(0, FALLBACK_PLAN_LIMITS.maxBeatChars - 1)}…` : text);
+  const beats = [
+    `Respond to the player: ${input.playerInput}`,
+    ...input.proposals.map((p) => `${p.name}: ${p.proposal.action}`),
+    ...input.research.facts.map((fact) => `Keep consistent: ${fact}`),
+  ]
+    .slice(0, FALLBACK_PLAN_LIMITS.maxBeats)
+    .map(clip);
+  return { beats, sectionNotes: [], fallback: true };
+}

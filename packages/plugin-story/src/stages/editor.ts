@@ -1,0 +1,76 @@
+import type { ChatMessage } from '@troupe/kernel';
+import { StoryError } from '../errors.js';
+import { callProseStage, type StageEnvironment } from '../pipeline/stage-call.js';
+
+/** One written section, as the editor receives it. */
+export interface SectionDraft {
+  readonly id: string;
+  readonly title: string;
+  readonly kind: 'prose' | 'character' | 'history';
+  readonly text: string;
+}
+
+/**
+ * What the editor may read (seed table): the section drafts in workspace order. No workspace files
+ * and no character-private files.
+ */
+export interface EditorInput {
+  readonly drafts: readonly SectionDraft[];
+}
+
+/**
+ * Joins drafts the way the editor receives them and the actor gets them when editing fails: each
+ * section under its own `##` heading in order; a single prose section stays natural text.
+ * @param drafts - drafts in workspace order
+ */
+export function assembleDrafts(drafts: readonly SectionDraft[]): string {
+  if (isSingleProse(drafts)) return drafts[0]?.text ?? '';
+  return drafts.map((d) => `## ${d.title}\n\n${d.text}`).join('\n\n');
+}
+
+function isSingleProse(drafts: readonly SectionDraft[]): boolean {
+  return drafts.length === 1 && drafts[0]?.kind === 'prose';
+}
+
+/**
+ * Builds the editor's messages.
+ * @param input - the scoped input
+ */
+export function editorMessages(input: EditorInput): ChatMessage[] {
+  const structure = isSingleProse(input.drafts)
+    ? 'The text is one natural prose passage: do not add headings.'
+    : `Keep every "## " heading exactly as given and in the same order (${input.drafts.map((d) => d.title).join(' → ')}); never merge or reorder sections.`;
+  return [
+    {
+      role: 'system',
+      content: `You are the editor. Remove repetition, stock phrasing and any explanation outside the story. Keep every fact, who says each line, the point of view, and each section's role. ${structure} Output only the edited text.`,
+    },
+    { role: 'user', content: assembleDrafts(input.drafts) },
+  ];
+}
+
+/**
+ * Runs the editor and checks it kept the structure.
+ * @returns the edited draft
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED / STORY_STAGE_EMPTY / STORY_EDITOR_STRUCTURE; the abort reason when cancelled
+ */
+export async function runEditor(env: StageEnvironment, input: EditorInput): Promise<string> {
+  const edited = await callProseStage(env, { stage: 'story/editor', messages: editorMessages(input) });
+  checkStructure(edited, input.drafts);
+  return edited;
+}
+
+/**
+ * Verifies the edited text has exactly the drafts' `##` headings in order (none for single prose).
+ * @throws {StoryError} STORY_EDITOR_STRUCTURE
+ */
+export function checkStructure(edited: string, drafts: readonly SectionDraft[]): void {
+  const headings = edited
+    .split('\n')
+    .filter((line) => /^## /.test(line))
+    .map((line) => line.slice(3).trim());
+  const expected = isSingleProse(drafts) ? [] : drafts.map((d) => d.title.trim());
+  if (headings.length !== expected.length || headings.some((h, i) => h !== expected[i])) {
+    throw new StoryError('STORY_EDITOR_STRUCTURE', `The editor changed the section headings: expected [${expected.join(', ')}], got [${headings.join(', ')}]`);
+  }
+}

@@ -1,0 +1,60 @@
+import type { ChatMessage } from '@troupe/kernel';
+import * as z from 'zod';
+import { callJsonStage, type StageEnvironment } from '../pipeline/stage-call.js';
+import type { Snippet } from '../retrieval/snippet.js';
+
+/**
+ * What the research worker may read (seed table): public history, recent conversation, relevant
+ * local snippets, web results and the player input. No character-private files, no drafts.
+ */
+export interface ResearchInput {
+  readonly publicHistory: string;
+  readonly recentConversation: readonly ChatMessage[];
+  readonly snippets: readonly Snippet[];
+  readonly playerInput: string;
+}
+
+/** The research brief: public facts and a continuity note. */
+export const ResearchBriefSchema = z.object({
+  facts: z.array(z.string().min(1)).max(20),
+  continuity: z.string(),
+});
+
+/** A research brief; `fromSnippets` marks the fallback built from snippets when research failed. */
+export type ResearchBrief = z.output<typeof ResearchBriefSchema> & { readonly fromSnippets?: boolean };
+
+/**
+ * Builds the research worker's messages.
+ * @param input - the scoped input
+ */
+export function researchMessages(input: ResearchInput): ChatMessage[] {
+  const snippets = input.snippets.map((s, i) => `[${i + 1}] (${s.origin}: ${s.ref}) ${s.text}`).join('\n') || '(none)';
+  const recent = input.recentConversation.map((m) => `${m.role}: ${m.content}`).join('\n') || '(none)';
+  return [
+    {
+      role: 'system',
+      content:
+        'You are the research worker of a story pipeline. From PUBLIC material only, list the facts relevant to the player input and a short continuity brief. Output JSON {"facts": string[], "continuity": string}.',
+    },
+    {
+      role: 'user',
+      content: `## Public history\n${input.publicHistory || '(empty)'}\n\n## Recent conversation\n${recent}\n\n## Reference snippets\n${snippets}\n\n## Player input\n${input.playerInput}`,
+    },
+  ];
+}
+
+/**
+ * Runs the research worker.
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED / STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled
+ */
+export function runResearch(env: StageEnvironment, input: ResearchInput): Promise<ResearchBrief> {
+  return callJsonStage(env, { stage: 'story/research', messages: researchMessages(input) }, ResearchBriefSchema, 'research_brief');
+}
+
+/**
+ * The degraded brief when research fails: the local and web snippets themselves, bounded.
+ * @param snippets - retrieved snippets (already capped)
+ */
+export function briefFromSnippets(snippets: readonly Snippet[]): ResearchBrief {
+  return { facts: snippets.slice(0, 20).map((s) => `${s.title}: ${s.text}`), continuity: '', fromSnippets: true };
+}

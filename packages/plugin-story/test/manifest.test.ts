@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { orderedEnabledSections, parseManifest, STORY_EVENTS, StoryError } from '../src/index.js';
+import { storyHarness } from './helpers.js';
+
+function fieldOf(text: string): string | undefined {
+  try {
+    parseManifest(text);
+  } catch (error) {
+    if (StoryError.isInstance(error) && error.code === 'STORY_MANIFEST_INVALID') return error.field;
+    throw error;
+  }
+  return undefined;
+}
+
+describe('manifest.json schema', () => {
+  it('applies defaults and orders enabled sections by order, then position', () => {
+    const manifest = parseManifest(
+      JSON.stringify({
+        name: 'x',
+        sections: [
+          { id: 'b', title: 'B', kind: 'prose', order: 2 },
+          { id: 'a', title: 'A', kind: 'history', order: 1 },
+          { id: 'c', title: 'C', kind: 'prose', order: 1, enabled: false },
+        ],
+      }),
+    );
+    expect(manifest.pipeline).toEqual({ maxParallel: 4, webSearch: true });
+    expect(orderedEnabledSections(manifest).map((s) => s.id)).toEqual(['a', 'b']);
+    expect(manifest.sections[0]?.focus).toBeNull();
+  });
+
+  it('names the bad field for every kind of hand-editing mistake', () => {
+    expect(fieldOf('{ "name": "x", ')).toBe('manifest');
+    expect(fieldOf('[]')).toBe('manifest');
+    expect(fieldOf('{}')).toBe('name');
+    expect(fieldOf('{"name":"x","sections":[{"id":"s","title":"S","kind":"poem","order":0}]}')).toBe('sections[0].kind');
+    expect(fieldOf('{"name":"x","pipeline":{"maxParallel":0}}')).toBe('pipeline.maxParallel');
+    expect(fieldOf('{"name":"x","characters":[{"id":"a","name":"A"},{"id":"a","name":"B"}]}')).toBe('characters[1].id');
+    expect(fieldOf('{"name":"x","characters":[{"id":"../x","name":"A"}]}')).toBe('characters[0].id');
+  });
+
+  it('a broken manifest makes the turn fall back to the plain flow with an event, and the file is never rewritten', async () => {
+    const { harness, trees, workspaces, drafts, model } = await storyHarness();
+    const raw = await workspaces.readRaw('tale');
+    const broken = '{ "name": "Tale", "pipeline": { "maxParallel": "lots" } }';
+    // Written through the store directly, as a player's text editor would.
+    await trees.commit('tale', { baseRevision: raw.revision, writes: { 'manifest.json': broken } });
+    const storedBroken = (await trees.read('tale')).files['manifest.json'];
+    const result = await harness.runTurn({ sessionId: 's1', text: 'hi', turnId: 't1' });
+    expect(result.reply).toBe('echo: hi');
+    expect(drafts).toEqual([undefined]);
+    const degraded = result.events.filter((e) => e.type === STORY_EVENTS.degraded).map((e) => e.data);
+    expect(degraded[0]).toMatchObject({ stage: 'manifest', fallback: 'plain-character-flow', error: { code: 'STORY_MANIFEST_INVALID', field: 'pipeline.maxParallel' } });
+    expect(model.calls.map((c) => c.meta.stage)).toEqual(['actor']);
+    expect((await trees.read('tale')).files['manifest.json']).toBe(storedBroken);
+    await expect(workspaces.read('tale')).rejects.toMatchObject({ code: 'STORY_MANIFEST_INVALID', field: 'pipeline.maxParallel' });
+  });
+
+  it('unparseable JSON: plain flow, event, file untouched byte for byte', async () => {
+    const { harness, trees, workspaces } = await storyHarness();
+    const raw = await workspaces.readRaw('tale');
+    await trees.commit('tale', { baseRevision: raw.revision, writes: { 'manifest.json': '{ not json' } });
+    const result = await harness.runTurn({ sessionId: 's1', text: 'hi', turnId: 't1' });
+    expect(result.events.find((e) => e.type === STORY_EVENTS.degraded)?.data).toMatchObject({ error: { code: 'STORY_MANIFEST_INVALID', field: 'manifest' } });
+    expect((await trees.read('tale')).files['manifest.json']).toBe('{ not json');
+  });
+});

@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import { KernelStorageError } from '@troupe/kernel';
+import { CREATE_EXCLUSIVE, type StorageFs } from './storage-fs.js';
+import { tempName } from './temp-names.js';
+
+/**
+ * Writes all of `data` at `position`, looping over short writes. A write that makes no progress
+ * (0 bytes) is an error rather than an endless loop.
+ * @param fs - file-system layer
+ * @param fd - open descriptor
+ * @param data - bytes to write
+ * @param position - file offset of the first byte
+ * @throws {KernelStorageError} STORAGE_IO on no progress (errors from `fs.write` pass through)
+ */
+export async function writeFully(fs: StorageFs, fd: number, data: Uint8Array, position: number): Promise<void> {
+  let written = 0;
+  while (written < data.length) {
+    const count = await fs.write(fd, data, written, data.length - written, position + written);
+    if (!Number.isInteger(count) || count <= 0) {
+      throw new KernelStorageError('STORAGE_IO', `Write made no progress after ${written} of ${data.length} bytes (disk full?)`);
+    }
+    written += count;
+  }
+}
+
+/**
+ * Replaces `dir/name` atomically: exclusive temp in the same directory (never following a planted
+ * symlink), write loop, size check, fsync, rename, fsync of the directory. On any failure the temp
+ * is removed and the target is untouched. Callers must have checked `dir` holds no symlinks.
+ * @param fs - file-system layer
+ * @param dir - the target's directory
+ * @param name - the target's file name
+ * @param data - the complete new content
+ * @throws {KernelStorageError} STORAGE_IO when any step fails (with the cause)
+ */
+export async function atomicWriteFile(fs: StorageFs, dir: string, name: string, data: Uint8Array): Promise<void> {
+  const temp = join(dir, tempName());
+  const target = join(dir, name);
+  let fd: number | undefined;
+  try {
+    fd = await fs.open(temp, CREATE_EXCLUSIVE, 0o644);
+    await writeFully(fs, fd, data, 0);
+    const size = await fs.fsize(fd);
+    if (size !== data.length) throw new KernelStorageError('STORAGE_IO', `Wrote ${size} of ${data.length} bytes to ${temp}`);
+    await fs.fsync(fd);
+    const closing = fd;
+    fd = undefined;
+    await fs.close(closing);
+    await fs.rename(temp, target);
+  } catch (error) {
+    if (fd !== undefined) await fs.close(fd).catch(() => undefined);
+    await fs.unlink(temp).catch(() => undefined);
+    throw asIoError(error, `Could not write ${target}`);
+  }
+  await fs.fsyncDir(dir);
+}
+
+/**
+ * Wraps a low-level error as STORAGE_IO (storage errors pass through unchanged).
+ * @param error - what was thrown
+ * @param message - what the store was doing
+ * @returns a KernelStorageError
+ */
+export function asIoError(error: unknown, message: string): KernelStorageError {
+  if (KernelStorageError.isInstance(error)) return error;
+  const code = (error as { code?: string } | null)?.code;
+  return new KernelStorageError('STORAGE_IO', `${message}${code ? ` (${code})` : ''}`, { cause: error });
+}

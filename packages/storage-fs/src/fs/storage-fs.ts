@@ -1,0 +1,126 @@
+import * as nodeFs from 'node:fs';
+import { promisify } from 'node:util';
+
+/** What `lstat` reports about one directory entry (never follows symlinks). */
+export interface EntryStat {
+  readonly kind: 'file' | 'directory' | 'symlink' | 'other';
+  readonly size: number;
+  /** Change-detection signature: inode, size, mtime and ctime in nanoseconds. */
+  readonly signature: string;
+}
+
+/**
+ * The few file-system calls the store makes. Everything goes through this interface so tests can
+ * inject short writes, ENOSPC, crashes after N operations, and record the operation trace.
+ * Errors must be Node-style (`code` like `ENOENT`, `EEXIST`).
+ */
+export interface StorageFs {
+  /** `open(2)`; returns a descriptor. `flags` are `fs.constants` bits. */
+  open(path: string, flags: number, mode?: number): Promise<number>;
+  /** `pwrite(2)` (or `write(2)` when `position` is null); may write fewer bytes than asked. */
+  write(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<number>;
+  /** `pread(2)`; may read fewer bytes than asked. */
+  read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>;
+  /** Size of an open file. */
+  fsize(fd: number): Promise<number>;
+  fsync(fd: number): Promise<void>;
+  ftruncate(fd: number, length: number): Promise<void>;
+  close(fd: number): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  /** `link(2)`: a hard link; EEXIST when `to` exists (an atomic, exclusive publish). */
+  link(from: string, to: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  /** Creates one directory (not recursive); EEXIST when present. */
+  mkdir(path: string): Promise<void>;
+  /** Removes a directory tree (no-op when missing). Never follows symlinks. */
+  removeTree(path: string): Promise<void>;
+  /** Names in a directory. */
+  readdir(path: string): Promise<string[]>;
+  /** `lstat(2)`; `undefined` when the path does not exist. */
+  lstat(path: string): Promise<EntryStat | undefined>;
+  /** Flushes a directory's entries (best effort: some platforms cannot). */
+  fsyncDir(path: string): Promise<void>;
+}
+
+const open = promisify(nodeFs.open);
+const write = (fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<number> =>
+  new Promise((resolve, reject) => nodeFs.write(fd, buffer, offset, length, position, (error, count) => (error ? reject(error) : resolve(count))));
+const read = (fd: number, buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> =>
+  new Promise((resolve, reject) => nodeFs.read(fd, buffer, offset, length, position, (error, count) => (error ? reject(error) : resolve(count))));
+const fstat = promisify(nodeFs.fstat);
+const fsync = promisify(nodeFs.fsync);
+const ftruncate = promisify(nodeFs.ftruncate);
+const close = promisify(nodeFs.close);
+
+function kindOf(stat: nodeFs.BigIntStats): EntryStat['kind'] {
+  if (stat.isSymbolicLink()) return 'symlink';
+  if (stat.isFile()) return 'file';
+  if (stat.isDirectory()) return 'directory';
+  return 'other';
+}
+
+/** The real file system (Node's `fs`). */
+export const nodeStorageFs: StorageFs = {
+  open: (path, flags, mode) => open(path, flags, mode),
+  write: (fd, buffer, offset, length, position) => write(fd, buffer, offset, length, position),
+  read: (fd, buffer, offset, length, position) => read(fd, buffer, offset, length, position),
+  fsize: async (fd) => (await fstat(fd)).size,
+  fsync: (fd) => fsync(fd),
+  ftruncate: (fd, length) => ftruncate(fd, length),
+  close: (fd) => close(fd),
+  rename: (from, to) => nodeFs.promises.rename(from, to),
+  link: (from, to) => nodeFs.promises.link(from, to),
+  unlink: (path) => nodeFs.promises.unlink(path),
+  mkdir: async (path) => {
+    await nodeFs.promises.mkdir(path);
+  },
+  removeTree: (path) => nodeFs.promises.rm(path, { recursive: true, force: true }),
+  readdir: (path) => nodeFs.promises.readdir(path),
+  lstat: async (path) => {
+    try {
+      const stat = await nodeFs.promises.lstat(path, { bigint: true });
+      return {
+        kind: kindOf(stat),
+        size: Number(stat.size),
+        signature: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`,
+      };
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
+      throw error;
+    }
+  },
+  fsyncDir: async (path) => {
+    // Windows cannot open directories for fsync; some network/FUSE file systems answer EINVAL.
+    if (process.platform === 'win32') return;
+    let fd: number | undefined;
+    try {
+      fd = await open(path, nodeFs.constants.O_RDONLY);
+      await fsync(fd);
+    } catch (error) {
+      if (!['EINVAL', 'ENOTSUP', 'EPERM', 'EISDIR'].includes(errorCode(error) ?? '')) throw error;
+    } finally {
+      if (fd !== undefined) await close(fd);
+    }
+  },
+};
+
+/**
+ * The Node error code of a thrown value, if any.
+ * @param error - anything thrown
+ * @returns e.g. `ENOENT`, or undefined
+ */
+export function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** `O_NOFOLLOW` where the platform has it (0 on Windows, which has no such flag). */
+export const O_NOFOLLOW = nodeFs.constants.O_NOFOLLOW ?? 0;
+/** Flags for creating a file that must not exist yet and must not be a symlink. */
+export const CREATE_EXCLUSIVE = nodeFs.constants.O_WRONLY | nodeFs.constants.O_CREAT | nodeFs.constants.O_EXCL | O_NOFOLLOW;
+/** Flags for reading a file without following a symlink. */
+export const READ_NOFOLLOW = nodeFs.constants.O_RDONLY | O_NOFOLLOW;
+/** Flags for writing into an existing or new file without following a symlink. */
+export const WRITE_NOFOLLOW = nodeFs.constants.O_WRONLY | nodeFs.constants.O_CREAT | O_NOFOLLOW;
+/** Flags for appending to a file without following a symlink. */
+export const APPEND_NOFOLLOW = WRITE_NOFOLLOW | nodeFs.constants.O_APPEND;

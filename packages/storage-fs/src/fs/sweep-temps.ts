@@ -1,0 +1,27 @@
+import { join } from 'node:path';
+import type { StorageFs } from './storage-fs.js';
+import { isProcessAlive, tempOwner } from './temp-names.js';
+
+/**
+ * Removes temp files and folders in the tree left by dead processes or by this one (call under
+ * the tree lock, after recovery: then none of ours belongs to a change in flight). Temps of other
+ * live processes are lock attempts in progress and are left alone. Caller files are never touched.
+ * @returns how many temps were removed
+ */
+export async function sweepTemps(fs: StorageFs, dir: string, recursive = true): Promise<number> {
+  let removed = 0;
+  for (const name of await fs.readdir(dir)) {
+    const path = join(dir, name);
+    const stat = await fs.lstat(path);
+    const owner = tempOwner(name);
+    if (owner !== undefined) {
+      if (owner !== process.pid && isProcessAlive(owner)) continue;
+      if (stat?.kind === 'directory') await fs.removeTree(path);
+      else await fs.unlink(path).catch(() => undefined);
+      removed += 1;
+    } else if (recursive && stat?.kind === 'directory') {
+      removed += await sweepTemps(fs, path);
+    }
+  }
+  return removed;
+}

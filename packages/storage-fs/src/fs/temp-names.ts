@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+
+// One pattern for every temp file and temp directory the store creates. Tree and session names
+// must start with [a-z0-9], so a leading dot can never collide with caller data.
+const TEMP_PREFIX = '.troupe-tmp-';
+const TEMP_PATTERN = /^\.troupe-tmp-(\d+)-[0-9a-f]{12}$/;
+
+/**
+ * A fresh temp name carrying this process's pid (so sweepers can tell live temps from orphans).
+ * @returns e.g. `.troupe-tmp-4242-9f86d081884c`
+ */
+export function tempName(): string {
+  return `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * Whether a directory entry is one of our temps, and which process made it.
+ * @param name - a file or directory name
+ * @returns the creating pid, or undefined when the name is not ours
+ */
+export function tempOwner(name: string): number | undefined {
+  const match = TEMP_PATTERN.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * Whether a process is alive on this host.
+ * @param pid - process id
+ */
+export function isProcessAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}

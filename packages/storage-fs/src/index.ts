@@ -1,0 +1,10 @@
+// Public API of @troupe/storage-fs. Explicit named exports only.
+export { fsStorage, resolveStorageRoot } from './fs-storage.js';
+export type { FsStorage, FsStorageOptions } from './fs-storage.js';
+export { FsTreeStore } from './tree/fs-tree-store.js';
+export type { FsTreeStoreOptions } from './tree/fs-tree-store.js';
+export { FsSessionLog } from './session/fs-session-log.js';
+export type { FsSessionLogOptions } from './session/fs-session-log.js';
+export { nodeStorageFs } from './fs/storage-fs.js';
+export type { EntryStat, StorageFs } from './fs/storage-fs.js';
+export { atomicWriteFile } from './fs/atomic-write.js';

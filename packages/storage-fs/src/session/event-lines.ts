@@ -1,0 +1,58 @@
+import { KernelStorageError, type NewSessionEvent, type SessionEvent } from '@troupe/kernel';
+import * as z from 'zod';
+
+/** One stored line, validated when read back from disk (a trust boundary: players edit files). */
+export const StoredEventSchema = z.object({
+  id: z.string().regex(/^e[1-9][0-9]*$/),
+  sessionId: z.string(),
+  turnId: z.string(),
+  step: z.number().int().min(0),
+  type: z.string(),
+  ignorable: z.boolean(),
+  at: z.string(),
+  key: z.string().optional(),
+  data: z.unknown(),
+});
+
+/**
+ * The exact line stored for an event: fixed field order, so the bytes never depend on how the
+ * caller built the object, and `\n`-terminated.
+ * @param event - the event with id and session id
+ * @returns one JSON line
+ */
+export function eventLine(event: NewSessionEvent & { id: string; sessionId: string }): string {
+  const ordered: Record<string, unknown> = {
+    id: event.id,
+    sessionId: event.sessionId,
+    turnId: event.turnId,
+    step: event.step,
+    type: event.type,
+    ignorable: event.ignorable,
+    at: event.at,
+  };
+  if (event.key !== undefined) ordered.key = event.key;
+  ordered.data = event.data;
+  return `${JSON.stringify(ordered)}\n`;
+}
+
+/**
+ * Parses one stored line.
+ * @param line - the line without its `\n`
+ * @param where - for the error message (file and line number)
+ * @throws {KernelStorageError} SESSION_CORRUPT
+ */
+export function parseEventLine(line: string, where: string): SessionEvent {
+  try {
+    return StoredEventSchema.parse(JSON.parse(line)) as SessionEvent;
+  } catch (error) {
+    throw new KernelStorageError('SESSION_CORRUPT', `${where} is damaged (not a valid event line); restore it from an export`, { cause: error });
+  }
+}
+
+/**
+ * The sequence number of an id (`e42` → 42).
+ * @param id - an event id
+ */
+export function sequenceOf(id: string): number {
+  return Number.parseInt(id.slice(1), 10);
+}

@@ -1,0 +1,274 @@
+import { join } from 'node:path';
+import {
+  type EventKey,
+  KernelStorageError,
+  type NewSessionEvent,
+  type ReadEventsOptions,
+  type SessionEvent,
+  type SessionLog,
+  parseExport,
+  validateNewEvent,
+  validateSessionId,
+} from '@troupe/kernel';
+import { asIoError, atomicWriteFile, writeFully } from '../fs/atomic-write.js';
+import { withFileLock } from '../fs/file-lock.js';
+import { KeyedQueue } from '../fs/keyed-queue.js';
+import { readFileBytes } from '../fs/read-file.js';
+import { APPEND_NOFOLLOW, errorCode, type StorageFs } from '../fs/storage-fs.js';
+import { isProcessAlive, tempName, tempOwner } from '../fs/temp-names.js';
+import { mkdirp } from '../tree/safe-paths.js';
+import { sweepTemps } from '../fs/sweep-temps.js';
+import { eventLine, parseEventLine, sequenceOf } from './event-lines.js';
+import { SessionIndex } from './session-index.js';
+
+/** Options for {@link FsSessionLog}. */
+export interface FsSessionLogOptions {
+  /** Folder holding one folder per session (`<root>/sessions`). */
+  readonly dir: string;
+  /** File-system layer (tests inject faults). */
+  readonly fs: StorageFs;
+  /** How long to wait for another process's lock before STORAGE_IO (default 30 s). */
+  readonly lockTimeoutMs?: number;
+}
+
+interface SessionPaths {
+  readonly dir: string;
+  readonly events: string;
+  readonly meta: string;
+  readonly lock: string;
+}
+
+/**
+ * A {@link SessionLog} as JSON Lines on disk: `<dir>/<id>/events.jsonl` (one fsync'ed append per
+ * batch; a torn last line is truncated on open), `session.json` for branches/imports, and an
+ * in-process index so `findLatest` reads one line instead of the file. Passes the contract suite.
+ */
+export class FsSessionLog implements SessionLog {
+  readonly #options: FsSessionLogOptions;
+  readonly #queue = new KeyedQueue();
+  readonly #indexes = new Map<string, SessionIndex>();
+
+  /** @param options - where sessions live and which fs layer to use */
+  constructor(options: FsSessionLogOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Appends a batch with one write and one fsync; all or none.
+   * @throws {KernelStorageError} SESSION_INVALID_ID, SESSION_INVALID_EVENT, SESSION_CORRUPT, STORAGE_IO
+   */
+  async append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {
+    validateSessionId(sessionId);
+    for (const event of events) validateNewEvent(event);
+    const fs = this.#options.fs;
+    const paths = this.#paths(sessionId);
+    await mkdirp(fs, paths.dir).catch((error: unknown) => {
+      throw asIoError(error, `Could not create session "${sessionId}"`);
+    });
+    return this.#locked(sessionId, async (index) => {
+      let seq = index.nextSeq();
+      const stored = events.map((event) => ({ ...event, id: `e${seq++}`, sessionId }));
+      const lines = stored.map(eventLine);
+      const bytes = Buffer.from(lines.join(''), 'utf8');
+      const created = index.size === 0 && !(await fs.lstat(paths.events));
+      const fd = await fs.open(paths.events, APPEND_NOFOLLOW, 0o644);
+      try {
+        await writeFully(fs, fd, bytes, index.size);
+        await fs.fsync(fd);
+      } catch (error) {
+        // All or none: cut a partial batch off again.
+        await fs.ftruncate(fd, index.size).catch(() => undefined);
+        throw asIoError(error, `Could not append to session "${sessionId}"`);
+      } finally {
+        await fs.close(fd);
+      }
+      if (created) await fs.fsyncDir(paths.dir);
+      const result = lines.map((line) => parseEventLine(line.slice(0, -1), 'appended line'));
+      index.addAppended(result, lines.map((line) => Buffer.byteLength(line, 'utf8')));
+      return result;
+    });
+  }
+
+  /**
+   * Events in append order (an unknown session reads as empty).
+   * @throws {KernelStorageError} SESSION_EVENT_NOT_FOUND, SESSION_CORRUPT, STORAGE_IO
+   */
+  async read(sessionId: string, options: ReadEventsOptions = {}): Promise<readonly SessionEvent[]> {
+    validateSessionId(sessionId);
+    const events = await this.#lockedIfExists(sessionId, async (index, paths) => {
+      let start = 0;
+      if (options.afterId !== undefined) {
+        const position = index.positionOf(options.afterId);
+        if (position === undefined) throw notFound(sessionId, options.afterId);
+        start = position + 1;
+      }
+      const first = index.spans[start];
+      if (!first) return [];
+      const bytes = await readFileBytes(this.#options.fs, paths.events, first.start, index.size);
+      return splitLines(bytes).map((line, offset) => parseEventLine(line, `${paths.events} line ${start + offset + 1}`));
+    });
+    if (events === undefined && options.afterId !== undefined) throw notFound(sessionId, options.afterId);
+    return events ?? [];
+  }
+
+  /** The latest event with this type and key, read from its indexed line (no scan). */
+  async findLatest(sessionId: string, key: EventKey): Promise<SessionEvent | undefined> {
+    validateSessionId(sessionId);
+    return this.#lockedIfExists(sessionId, async (index, paths) => {
+      const span = index.latest(key.type, key.key);
+      if (!span) return undefined;
+      const bytes = await readFileBytes(this.#options.fs, paths.events, span.start, span.end - 1);
+      return parseEventLine(bytes.toString('utf8'), `${paths.events} event ${span.id}`);
+    });
+  }
+
+  /**
+   * Copies events up to and including `atEventId` into a new session; the parent is only read.
+   * @throws {KernelStorageError} SESSION_EXISTS, SESSION_EVENT_NOT_FOUND, STORAGE_IO
+   */
+  async branch(sessionId: string, atEventId: string, newSessionId: string): Promise<void> {
+    validateSessionId(sessionId);
+    validateSessionId(newSessionId);
+    if (await this.#exists(newSessionId)) throw exists(newSessionId);
+    const copied = await this.#lockedIfExists(sessionId, async (index, paths) => {
+      const position = index.positionOf(atEventId);
+      const span = position === undefined ? undefined : index.spans[position];
+      if (!span) return undefined;
+      // Read-only on the parent: its bytes are never rewritten.
+      const lines = splitLines(await readFileBytes(this.#options.fs, paths.events, 0, span.end));
+      const events = lines.map((line, at) => ({ ...parseEventLine(line, `${paths.events} line ${at + 1}`), sessionId: newSessionId }));
+      return { events, nextSeq: index.nextSeq(), parent: { sessionId, atEventId } };
+    });
+    if (!copied) throw notFound(sessionId, atEventId);
+    await this.#createFrom(newSessionId, copied.events, { nextSeq: copied.nextSeq, parent: copied.parent });
+  }
+
+  /** The session's complete lines, byte for byte as stored. */
+  async export(sessionId: string): Promise<string> {
+    validateSessionId(sessionId);
+    const text = await this.#lockedIfExists(sessionId, async (index, paths) =>
+      (await readFileBytes(this.#options.fs, paths.events, 0, index.size)).toString('utf8'),
+    );
+    return text ?? '';
+  }
+
+  /**
+   * Creates a session from an export (validated with the kernel's `parseExport`).
+   * @throws {KernelStorageError} SESSION_EXISTS, SESSION_INVALID_EVENT, STORAGE_IO
+   */
+  async import(sessionId: string, jsonl: string): Promise<void> {
+    validateSessionId(sessionId);
+    if (await this.#exists(sessionId)) throw exists(sessionId);
+    const events = parseExport(jsonl).map((event) => ({ ...event, sessionId }));
+    const nextSeq = Math.max(1, ...events.map((event) => sequenceOf(event.id) + 1));
+    await this.#createFrom(sessionId, events, { nextSeq });
+  }
+
+  /** Ids of every session, sorted. */
+  async list(): Promise<readonly string[]> {
+    let names: string[];
+    try {
+      names = await this.#options.fs.readdir(this.#options.dir);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return [];
+      throw asIoError(error, `Could not list ${this.#options.dir}`);
+    }
+    const ids: string[] = [];
+    for (const name of names) {
+      try {
+        validateSessionId(name);
+      } catch {
+        continue;
+      }
+      if (await this.#exists(name)) ids.push(name);
+    }
+    return ids.sort();
+  }
+
+  /** Builds a session in a temp folder, then renames it into place (never half-created). */
+  async #createFrom(sessionId: string, events: readonly SessionEvent[], meta: { nextSeq: number; parent?: { sessionId: string; atEventId: string } }): Promise<void> {
+    const fs = this.#options.fs;
+    const paths = this.#paths(sessionId);
+    await this.#queue.run(sessionId, async () => {
+      try {
+        await mkdirp(fs, this.#options.dir);
+        await this.#sweepDeadTemps();
+        if (await this.#exists(sessionId)) throw exists(sessionId);
+        const staging = join(this.#options.dir, tempName());
+        await fs.mkdir(staging);
+        try {
+          await atomicWriteFile(fs, staging, 'events.jsonl', Buffer.from(events.map(eventLine).join(''), 'utf8'));
+          await atomicWriteFile(fs, staging, 'session.json', Buffer.from(JSON.stringify(meta)));
+          if (await fs.lstat(paths.dir)) await fs.removeTree(paths.dir).catch(() => undefined); // an empty leftover
+          await fs.rename(staging, paths.dir);
+        } catch (error) {
+          await fs.removeTree(staging).catch(() => undefined);
+          if (['EEXIST', 'ENOTEMPTY'].includes(errorCode(error) ?? '')) throw exists(sessionId);
+          throw error;
+        }
+        await fs.fsyncDir(this.#options.dir);
+        this.#indexes.delete(sessionId);
+      } catch (error) {
+        throw asIoError(error, `Could not create session "${sessionId}"`);
+      }
+    });
+  }
+
+  async #sweepDeadTemps(): Promise<void> {
+    for (const name of await this.#options.fs.readdir(this.#options.dir)) {
+      const owner = tempOwner(name);
+      if (owner !== undefined && !isProcessAlive(owner)) await this.#options.fs.removeTree(join(this.#options.dir, name));
+    }
+  }
+
+  async #exists(sessionId: string): Promise<boolean> {
+    const paths = this.#paths(sessionId);
+    return (await this.#options.fs.lstat(paths.events))?.kind === 'file';
+  }
+
+  /** Like {@link #locked}, but an unknown session yields undefined without creating anything. */
+  async #lockedIfExists<T>(sessionId: string, work: (index: SessionIndex, paths: SessionPaths) => Promise<T>): Promise<T | undefined> {
+    if (!(await this.#exists(sessionId))) return undefined;
+    return this.#locked(sessionId, work);
+  }
+
+  async #locked<T>(sessionId: string, work: (index: SessionIndex, paths: SessionPaths) => Promise<T>): Promise<T> {
+    const fs = this.#options.fs;
+    const paths = this.#paths(sessionId);
+    return this.#queue.run(sessionId, async () => {
+      const onMissing = () => notFound(sessionId, '(session folder)');
+      try {
+        return await withFileLock(fs, paths.lock, { onMissing, timeoutMs: this.#options.lockTimeoutMs }, async () => {
+          let index = this.#indexes.get(sessionId);
+          if (!index) {
+            // First use in this process: drop lock temps left by killed processes.
+            await sweepTemps(fs, paths.dir, false);
+            index = new SessionIndex();
+            this.#indexes.set(sessionId, index);
+          }
+          await index.refresh(fs, paths.events, paths.meta, true);
+          return await work(index, paths);
+        });
+      } catch (error) {
+        throw asIoError(error, `Storage failure in session "${sessionId}"`);
+      }
+    });
+  }
+
+  #paths(sessionId: string): SessionPaths {
+    const dir = join(this.#options.dir, sessionId);
+    return { dir, events: join(dir, 'events.jsonl'), meta: join(dir, 'session.json'), lock: join(dir, 'lock') };
+  }
+}
+
+function splitLines(bytes: Buffer): string[] {
+  return bytes.toString('utf8').split('\n').slice(0, -1);
+}
+
+function notFound(sessionId: string, eventId: string): KernelStorageError {
+  return new KernelStorageError('SESSION_EVENT_NOT_FOUND', `Session "${sessionId}" has no event "${eventId}"`);
+}
+
+function exists(sessionId: string): KernelStorageError {
+  return new KernelStorageError('SESSION_EXISTS', `Session "${sessionId}" already exists`);
+}

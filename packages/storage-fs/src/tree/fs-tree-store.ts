@@ -1,0 +1,268 @@
+import { join } from 'node:path';
+import {
+  appendSettleBlock,
+  KernelStorageError,
+  MANIFEST_PATH,
+  RevisionConflictError,
+  type SettleResult,
+  settlementDigest,
+  sha256Hex,
+  stampManifestRevision,
+  type TreeCommit,
+  type TreeSettlement,
+  type TreeSnapshot,
+  type TreeStore,
+  validateSettleMarker,
+  validateTreeId,
+  validateTreePath,
+} from '@troupe/kernel';
+import { asIoError } from '../fs/atomic-write.js';
+import { withFileLock } from '../fs/file-lock.js';
+import { KeyedQueue } from '../fs/keyed-queue.js';
+import { readFileBytes } from '../fs/read-file.js';
+import type { StorageFs } from '../fs/storage-fs.js';
+import { assertWritablePath } from './safe-paths.js';
+import { createTree, deleteTree, listTrees } from './tree-lifecycle.js';
+import { type TreeLayout, treeLayout } from './tree-layout.js';
+import { readRecord, type TreeRecord, writeRecord } from './tree-record.js';
+import { detectDrift } from './tree-scan.js';
+import { SettledMarkers } from './settled-markers.js';
+import { sweepTemps } from '../fs/sweep-temps.js';
+import { applyChange, recoverIntent } from './tree-transaction.js';
+
+/** Options for {@link FsTreeStore}. */
+export interface FsTreeStoreOptions {
+  /** Folder holding one folder per tree (`<root>/story-workspaces`). */
+  readonly dir: string;
+  /** File-system layer (tests inject faults). */
+  readonly fs: StorageFs;
+  /** How long to wait for another process's lock before STORAGE_IO (default 30 s). */
+  readonly lockTimeoutMs?: number;
+}
+
+interface TreeState {
+  readonly markers: SettledMarkers;
+  swept: boolean;
+}
+
+/**
+ * A {@link TreeStore} on disk: crash-safe atomic writes, revision checks under an in-process queue
+ * plus a cross-process lock, multi-file changes that are all-or-nothing across crashes, external
+ * edits absorbed as their own revision, idempotent settlements. Passes the kernel contract suite.
+ */
+export class FsTreeStore implements TreeStore {
+  readonly #options: FsTreeStoreOptions;
+  readonly #queue = new KeyedQueue();
+  readonly #states = new Map<string, TreeState>();
+
+  /** @param options - where trees live and which fs layer to use */
+  constructor(options: FsTreeStoreOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Creates a tree at revision 1, atomically (built in a temp folder, then renamed).
+   * @throws {KernelStorageError} TREE_EXISTS, TREE_INVALID_ID, TREE_INVALID_PATH, STORAGE_IO
+   */
+  async create(treeId: string, files: Readonly<Record<string, string>>): Promise<TreeSnapshot> {
+    validateTreeId(treeId);
+    const normalised: Record<string, string> = {};
+    for (const [path, content] of Object.entries(files)) {
+      if (typeof content !== 'string') throw new KernelStorageError('TREE_INVALID_PATH', `The content for ${JSON.stringify(path)} must be a string`);
+      normalised[validateTreePath(path)] = content;
+    }
+    if (normalised[MANIFEST_PATH] !== undefined) normalised[MANIFEST_PATH] = stampManifestRevision(normalised[MANIFEST_PATH], 1);
+    const layout = this.#layout(treeId);
+    await this.#queue.run(treeId, () => createTree(this.#options.fs, this.#options.dir, layout, normalised));
+    return { treeId, revision: 1, files: Object.freeze({ ...normalised }) };
+  }
+
+  /**
+   * The tree as on disk, after absorbing player edits as their own revision.
+   * @throws {KernelStorageError} TREE_NOT_FOUND, TREE_INVALID_ID, TREE_CORRUPT, STORAGE_IO
+   */
+  async read(treeId: string): Promise<TreeSnapshot> {
+    validateTreeId(treeId);
+    return this.#locked(treeId, async (layout, record) => {
+      const { files, record: filled } = await readAll(this.#options.fs, layout, record);
+      if (filled !== record) await writeRecord(this.#options.fs, layout, filled);
+      return { treeId, revision: record.revision, files };
+    });
+  }
+
+  /**
+   * Applies all writes as one revision, or none of them (also across a crash).
+   * @throws {RevisionConflictError} TREE_REVISION_CONFLICT when `baseRevision` is not the latest
+   * @throws {KernelStorageError} TREE_NOT_FOUND, TREE_INVALID_PATH (bad path or a symlink on it), STORAGE_IO
+   */
+  async commit(treeId: string, change: TreeCommit): Promise<TreeSnapshot> {
+    validateTreeId(treeId);
+    return this.#locked(treeId, async (layout, record) => {
+      const writes = new Map<string, string | null>();
+      for (const [path, content] of Object.entries(change.writes)) {
+        if (content !== null && typeof content !== 'string') {
+          throw new KernelStorageError('TREE_INVALID_PATH', `The content for ${JSON.stringify(path)} must be a string or null`);
+        }
+        writes.set(validateTreePath(path), content);
+      }
+      if (change.baseRevision !== record.revision) throw new RevisionConflictError(treeId, change.baseRevision, record.revision);
+      for (const path of writes.keys()) await assertWritablePath(this.#options.fs, layout.dir, path);
+      const revision = record.revision + 1;
+      const next = await this.#stampManifest(layout, record, writes, revision);
+      const files: Record<string, string | null> = {};
+      for (const [path, entry] of Object.entries(record.files)) files[path] = entry.sha256;
+      for (const [path, content] of next) {
+        if (content === null) delete files[path];
+        else files[path] = sha256Hex(content);
+      }
+      const written = await applyChange(this.#options.fs, layout, this.#state(treeId).markers, { revision, writes: next, appends: [], files, settled: null });
+      return { treeId, revision, files: (await readAll(this.#options.fs, layout, written)).files };
+    });
+  }
+
+  /**
+   * Appends once per marker, rebased on the latest revision; O(1) in the history's length.
+   * @throws {KernelStorageError} TREE_SETTLE_CONFLICT, TREE_INVALID_MARKER, TREE_INVALID_PATH, TREE_NOT_FOUND, STORAGE_IO
+   */
+  async settle(treeId: string, settlement: TreeSettlement): Promise<SettleResult> {
+    validateSettleMarker(settlement.marker);
+    validateTreeId(treeId);
+    return this.#locked(treeId, async (layout, record) => {
+      const appends = Object.entries(settlement.appends).map(([path, text]) => [validateTreePath(path), text] as const);
+      const digest = settlementDigest(Object.fromEntries(appends));
+      const markers = this.#state(treeId).markers;
+      const previous = markers.digestOf(settlement.marker);
+      if (previous !== undefined) {
+        if (previous !== digest) {
+          throw new KernelStorageError('TREE_SETTLE_CONFLICT', `Marker "${settlement.marker}" was already settled with different content`);
+        }
+        return { applied: false, revision: record.revision };
+      }
+      const fs = this.#options.fs;
+      const revision = record.revision + 1;
+      const blocks: { path: string; baseSize: number; text: string }[] = [];
+      const files: Record<string, string | null> = {};
+      for (const [path, entry] of Object.entries(record.files)) files[path] = entry.sha256;
+      for (const [path, text] of appends) {
+        await assertWritablePath(fs, layout.dir, path);
+        const baseSize = (await fs.lstat(join(layout.dir, path)))?.size ?? 0;
+        // Only the last byte decides the separator: the history itself is never reread.
+        const lastByte = baseSize > 0 ? (await readFileBytes(fs, join(layout.dir, path), baseSize - 1, baseSize)).toString('latin1') : '';
+        blocks.push({ path, baseSize, text: appendSettleBlock(lastByte, settlement.marker, text).slice(lastByte.length) });
+        files[path] = null;
+      }
+      // A block appended to manifest.json makes it non-JSON, which stamping leaves as is anyway.
+      const appendsToManifest = appends.some(([path]) => path === MANIFEST_PATH);
+      const writes = appendsToManifest ? new Map<string, string | null>() : await this.#stampManifest(layout, record, new Map(), revision);
+      for (const [path, content] of writes) if (content !== null) files[path] = sha256Hex(content);
+      await applyChange(fs, layout, markers, { revision, writes, appends: blocks, files, settled: { marker: settlement.marker, digest } });
+      return { applied: true, revision };
+    });
+  }
+
+  /** Ids of every complete tree, sorted. */
+  async list(): Promise<readonly string[]> {
+    return listTrees(this.#options.fs, this.#options.dir);
+  }
+
+  /**
+   * Removes the tree (renamed aside first, so it disappears at once).
+   * @returns false when it did not exist
+   * @throws {KernelStorageError} TREE_INVALID_ID, TREE_CORRUPT, STORAGE_IO
+   */
+  async delete(treeId: string): Promise<boolean> {
+    validateTreeId(treeId);
+    const layout = this.#layout(treeId);
+    return this.#queue.run(treeId, async () => {
+      const removed = await deleteTree(this.#options.fs, this.#options.dir, layout);
+      this.#states.delete(treeId);
+      return removed;
+    });
+  }
+
+  /** Adds manifest.json with the new revision stamped to `writes` when the tree has one. */
+  async #stampManifest(layout: TreeLayout, record: TreeRecord, writes: Map<string, string | null>, revision: number): Promise<Map<string, string | null>> {
+    const next = new Map(writes);
+    const planned = writes.get(MANIFEST_PATH);
+    if (planned === null) return next;
+    let current = planned;
+    if (current === undefined) {
+      if (!record.files[MANIFEST_PATH]) return next;
+      current = (await readFileBytes(this.#options.fs, join(layout.dir, MANIFEST_PATH))).toString('utf8');
+    }
+    const stamped = stampManifestRevision(current, revision);
+    if (stamped !== current || planned !== undefined) next.set(MANIFEST_PATH, stamped);
+    return next;
+  }
+
+  /**
+   * Runs `work` in the tree's queue and lock, after recovering an interrupted change, sweeping
+   * temps (first time per process) and absorbing external edits as their own revision.
+   */
+  async #locked<T>(treeId: string, work: (layout: TreeLayout, record: TreeRecord) => Promise<T>): Promise<T> {
+    const layout = this.#layout(treeId);
+    const fs = this.#options.fs;
+    return this.#queue.run(treeId, async () => {
+      const dirStat = await fs.lstat(layout.dir);
+      if (!dirStat) throw new KernelStorageError('TREE_NOT_FOUND', `There is no "${treeId}"`);
+      if (dirStat.kind !== 'directory') throw new KernelStorageError('TREE_CORRUPT', `${layout.dir} is not a real folder (symlinks are refused)`);
+      const notFound = () => new KernelStorageError('TREE_NOT_FOUND', `There is no "${treeId}"`);
+      try {
+        return await withFileLock(fs, layout.lockPath, { onMissing: notFound, timeoutMs: this.#options.lockTimeoutMs }, async () => {
+          const state = this.#state(treeId);
+          await state.markers.refresh(fs, layout);
+          const recovered = await recoverIntent(fs, layout, state.markers);
+          if (recovered || !state.swept) {
+            await sweepTemps(fs, layout.dir);
+            state.swept = true;
+          }
+          const record = await this.#absorbExternalEdits(layout, recovered ?? (await readRecord(fs, layout)));
+          return await work(layout, record);
+        });
+      } catch (error) {
+        throw asIoError(error, `Storage failure in "${treeId}"`);
+      }
+    });
+  }
+
+  /** Player edits (detected by stat signature, confirmed by hash) become their own revision. */
+  async #absorbExternalEdits(layout: TreeLayout, record: TreeRecord): Promise<TreeRecord> {
+    const drift = await detectDrift(this.#options.fs, layout.dir, record);
+    if (!drift.edited) return record;
+    const revision = record.revision + 1;
+    const files: Record<string, string | null> = {};
+    for (const [path, entry] of Object.entries(drift.files)) files[path] = entry.sha256;
+    const writes = await this.#stampManifest(layout, { ...record, files: drift.files }, new Map(), revision);
+    for (const [path, content] of writes) if (content !== null) files[path] = sha256Hex(content);
+    const state = this.#state(layout.treeId);
+    return applyChange(this.#options.fs, layout, state.markers, { revision, writes, appends: [], files, settled: null });
+  }
+
+  #layout(treeId: string): TreeLayout {
+    return treeLayout(this.#options.dir, treeId);
+  }
+
+  #state(treeId: string): TreeState {
+    let state = this.#states.get(treeId);
+    if (!state) {
+      state = { markers: new SettledMarkers(), swept: false };
+      this.#states.set(treeId, state);
+    }
+    return state;
+  }
+}
+
+/** Reads every file of the tree, filling in hashes the record lacks (returns a new record then). */
+async function readAll(fs: StorageFs, layout: TreeLayout, record: TreeRecord): Promise<{ files: Record<string, string>; record: TreeRecord }> {
+  const files: Record<string, string> = {};
+  let filled = record;
+  for (const [path, entry] of Object.entries(record.files)) {
+    const content = (await readFileBytes(fs, join(layout.dir, path))).toString('utf8');
+    files[path] = content;
+    if (entry.sha256 === null) {
+      if (filled === record) filled = { ...record, files: { ...record.files } };
+      filled.files[path] = { ...entry, sha256: sha256Hex(content) };
+    }
+  }
+  return { files, record: filled };
+}

@@ -1,0 +1,75 @@
+import { join } from 'node:path';
+import { sha256Hex, validateTreePath } from '@troupe/kernel';
+import { readFileBytes } from '../fs/read-file.js';
+import type { StorageFs } from '../fs/storage-fs.js';
+import { tempOwner } from '../fs/temp-names.js';
+import { META_FOLDER } from './tree-layout.js';
+import type { TreeRecord } from './tree-record.js';
+
+const MAX_DEPTH = 8;
+
+function isTreePath(path: string): boolean {
+  try {
+    return validateTreePath(path) === path;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Lists the tree's files as they are on disk now: regular files whose path the kernel accepts.
+ * Symlinks, special files, temps, the private folder and foreign names (`.DS_Store`, `a.txt`)
+ * are not part of the tree and are never followed.
+ * @param fs - file-system layer
+ * @param treeDir - the tree's folder
+ * @returns path → stat signature
+ */
+export async function scanTree(fs: StorageFs, treeDir: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const walk = async (dir: string, prefix: string, depth: number): Promise<void> => {
+    for (const name of (await fs.readdir(dir)).sort()) {
+      if (name === META_FOLDER || tempOwner(name) !== undefined) continue;
+      const stat = await fs.lstat(join(dir, name));
+      const rel = prefix === '' ? name : `${prefix}/${name}`;
+      if (stat?.kind === 'directory' && depth < MAX_DEPTH) await walk(join(dir, name), rel, depth + 1);
+      else if (stat?.kind === 'file' && isTreePath(rel)) found.set(rel, stat.signature);
+    }
+  };
+  await walk(treeDir, '', 1);
+  return found;
+}
+
+/** What differs between the commit record and the disk. */
+export interface TreeDrift {
+  /** True when the player changed, added or removed files: absorb as a revision. */
+  readonly edited: boolean;
+  /** Entries for the files as on disk now (hash filled in for the ones that were read). */
+  readonly files: TreeRecord['files'];
+}
+
+/**
+ * Compares the disk with the record. A file whose stat signature is unchanged is trusted without
+ * reading it (so settle never rereads a long history.md); a changed signature is confirmed by
+ * hashing the content, so `touch` alone is not an edit.
+ * @param fs - file-system layer
+ * @param treeDir - the tree's folder
+ * @param record - the commit record
+ * @returns the drift
+ */
+export async function detectDrift(fs: StorageFs, treeDir: string, record: TreeRecord): Promise<TreeDrift> {
+  const scanned = await scanTree(fs, treeDir);
+  let edited = scanned.size !== Object.keys(record.files).length;
+  const files: TreeRecord['files'] = {};
+  for (const [path, signature] of scanned) {
+    const known = record.files[path];
+    if (known && known.signature === signature) {
+      files[path] = known;
+      continue;
+    }
+    const sha256 = sha256Hex((await readFileBytes(fs, join(treeDir, path))).toString('utf8'));
+    files[path] = { sha256, signature };
+    if (!known || known.sha256 !== sha256) edited = true;
+  }
+  for (const path of Object.keys(record.files)) if (!scanned.has(path)) edited = true;
+  return { edited, files };
+}

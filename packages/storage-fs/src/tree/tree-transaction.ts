@@ -1,0 +1,127 @@
+import { join } from 'node:path';
+import { atomicWriteFile, writeFully } from '../fs/atomic-write.js';
+import { CREATE_EXCLUSIVE, errorCode, type StorageFs, WRITE_NOFOLLOW } from '../fs/storage-fs.js';
+import { tempName } from '../fs/temp-names.js';
+import { ensureParentDirs } from './safe-paths.js';
+import type { TreeLayout } from './tree-layout.js';
+import { readJsonFile, type TreeIntent, TreeIntentSchema, type TreeRecord, writeRecord } from './tree-record.js';
+import type { SettledMarkers } from './settled-markers.js';
+
+/** A change to apply as one revision. */
+export interface TreeChange {
+  readonly revision: number;
+  /** Whole-file replacements (null deletes). */
+  readonly writes: ReadonlyMap<string, string | null>;
+  /** Appends: `text` goes at `baseSize`. */
+  readonly appends: readonly { path: string; baseSize: number; text: string }[];
+  /** Every file of the tree after the change → its SHA-256 (null when not computed). */
+  readonly files: Readonly<Record<string, string | null>>;
+  readonly settled: { marker: string; digest: string } | null;
+}
+
+/**
+ * Applies a change all-or-nothing across crashes:
+ * 1. stage every new file's content as a temp in `.troupe/` (fsync'ed);
+ * 2. write `intent.json` atomically: the commit point — from here on, recovery rolls forward;
+ * 3. move staged files into place, write appends, record the marker;
+ * 4. write `record.json` (the new revision), remove the intent.
+ * A crash before 2 leaves only temps, which the sweep removes (roll back).
+ * @param fs - file-system layer
+ * @param layout - the tree
+ * @param markers - the tree's marker cache
+ * @param change - what to apply
+ * @returns the new record
+ */
+export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, change: TreeChange): Promise<TreeRecord> {
+  const writes: TreeIntent['writes'] = [];
+  let intent: TreeIntent;
+  try {
+    for (const [path, content] of change.writes) {
+      if (content === null) {
+        writes.push({ path, stage: null });
+        continue;
+      }
+      const stage = tempName();
+      writes.push({ path, stage });
+      const fd = await fs.open(join(layout.metaDir, stage), CREATE_EXCLUSIVE, 0o644);
+      try {
+        await writeFully(fs, fd, Buffer.from(content, 'utf8'), 0);
+        await fs.fsync(fd);
+      } finally {
+        await fs.close(fd);
+      }
+    }
+    if (writes.length > 0) await fs.fsyncDir(layout.metaDir);
+    intent = {
+      format: 1,
+      revision: change.revision,
+      writes,
+      appends: [...change.appends],
+      files: { ...change.files },
+      settled: change.settled,
+    };
+    await atomicWriteFile(fs, layout.metaDir, 'intent.json', Buffer.from(JSON.stringify(intent)));
+  } catch (error) {
+    // Before the intent exists nothing is visible: roll back by dropping the staged copies.
+    for (const { stage } of writes) if (stage) await fs.unlink(join(layout.metaDir, stage)).catch(() => undefined);
+    throw error;
+  }
+  return rollForward(fs, layout, markers, intent);
+}
+
+/**
+ * Finishes an interrupted change (idempotent: safe to run again after another crash).
+ * @returns the record written, or undefined when there was no intent
+ */
+export async function recoverIntent(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers): Promise<TreeRecord | undefined> {
+  const intent = await readJsonFile(fs, layout.intentPath, TreeIntentSchema);
+  return intent ? rollForward(fs, layout, markers, intent) : undefined;
+}
+
+async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, intent: TreeIntent): Promise<TreeRecord> {
+  for (const { path, stage } of intent.writes) {
+    const target = join(layout.dir, path);
+    if (stage === null) {
+      try {
+        await fs.unlink(target);
+        await fs.fsyncDir(join(target, '..'));
+      } catch (error) {
+        // Already gone (deleted before a crash, or never existed): nothing to do.
+        if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
+      }
+      continue;
+    }
+    const staged = join(layout.metaDir, stage);
+    if (!(await fs.lstat(staged))) continue; // moved before the crash
+    const dir = await ensureParentDirs(fs, layout.dir, path);
+    await fs.rename(staged, target);
+    await fs.fsyncDir(dir);
+  }
+  for (const { path, baseSize, text } of intent.appends) {
+    const dir = await ensureParentDirs(fs, layout.dir, path);
+    const fd = await fs.open(join(layout.dir, path), WRITE_NOFOLLOW, 0o644);
+    try {
+      // Truncate first so a replay after a crash mid-append writes the block exactly once.
+      await fs.ftruncate(fd, baseSize);
+      await writeFully(fs, fd, Buffer.from(text, 'utf8'), baseSize);
+      await fs.fsync(fd);
+    } finally {
+      await fs.close(fd);
+    }
+    if (baseSize === 0) await fs.fsyncDir(dir);
+  }
+  if (intent.settled) {
+    await markers.refresh(fs, layout);
+    await markers.append(fs, layout, intent.settled.marker, intent.settled.digest, intent.revision);
+  }
+  const files: TreeRecord['files'] = {};
+  for (const [path, sha256] of Object.entries(intent.files)) {
+    const stat = await fs.lstat(join(layout.dir, path));
+    if (stat?.kind === 'file') files[path] = { sha256, signature: stat.signature };
+  }
+  const record: TreeRecord = { format: 1, revision: intent.revision, files };
+  await writeRecord(fs, layout, record);
+  await fs.unlink(layout.intentPath);
+  await fs.fsyncDir(layout.metaDir);
+  return record;
+}
