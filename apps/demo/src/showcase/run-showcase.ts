@@ -61,9 +61,10 @@ export async function runShowcase(demo: Demo, output: CliOutput): Promise<Showca
   for (const message of last?.prepared.history ?? []) output.line(`  [${message.role}] ${preview(message.content)}`);
   output.line(
     compiledPromptInActorPrompt
-      ? '  ✓ the roleplay slot now holds the DIO compiled prompt (base character prompt + the lasting requirement)'
+      ? '  ✓ the roleplay slot now holds the DIO compiled prompt (base character prompt + the lasting requirement):'
       : '  ✗ the roleplay slot does not hold a compiled prompt (the DIO task had not finished)',
   );
+  if (compiledPromptInActorPrompt) for (const line of (slot ?? '').split('\n')) output.line(`      │ ${line}`);
 
   output.line();
   output.line('Where things are:');
