@@ -70,7 +70,7 @@ export async function runShowcase(demo: Demo, output: CliOutput): Promise<Showca
   output.line('Where things are:');
   output.line(`  story workspace : ${join(demo.dataDir, 'story-workspaces', HARBOR_STORY_ID)}  (edit the Markdown files by hand)`);
   output.line(`  session log     : ${join(demo.dataDir, 'sessions', sessionId)}`);
-  output.line(`  next            : pnpm demo session export ${sessionId}   |   pnpm demo serve --port 8080`);
+  output.line(`  next            : pnpm demo session export ${sessionId}   |   pnpm demo serve --port 8080   (with npm: npm run demo -- serve --port 8080)`);
   return { sessionId, results, dioStatus, compiledPromptInActorPrompt };
 }
 
