@@ -1,28 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { codeOf, withFixture } from './contract-helpers.js';
 import type { NewSessionEvent, SessionLog } from '../ports/session-log.js';
 
 /** A log under test and how to clean it up. */
 export interface SessionLogFixture {
   readonly log: SessionLog;
   readonly cleanup?: () => Promise<void>;
-}
-
-async function withLog(make: () => Promise<SessionLogFixture>, body: (log: SessionLog) => Promise<void>): Promise<void> {
-  const fixture = await make();
-  try {
-    await body(fixture.log);
-  } finally {
-    await fixture.cleanup?.();
-  }
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  return undefined;
 }
 
 /**
@@ -43,7 +26,7 @@ export function newEvent(type: string, data: unknown = {}, extra: Partial<NewSes
 export function describeSessionLogContract(name: string, make: () => Promise<SessionLogFixture>): void {
   describe(`SessionLog contract: ${name}`, () => {
     it('appends batches with increasing ids and reads them back in order', () =>
-      withLog(make, async (log) => {
+      withFixture(make, async ({ log }) => {
         const first = await log.append('s1', [newEvent('test/a', { n: 1 }), newEvent('test/b', { text: '莉娅' })]);
         const second = await log.append('s1', [newEvent('test/c')]);
         expect([...first, ...second].map((event) => event.id)).toEqual(['e1', 'e2', 'e3']);
@@ -56,7 +39,7 @@ export function describeSessionLogContract(name: string, make: () => Promise<Ses
       }));
 
     it('rejects invalid events and ids without appending anything', () =>
-      withLog(make, async (log) => {
+      withFixture(make, async ({ log }) => {
         expect(await codeOf(log.append('s1', [newEvent('ok/fine'), newEvent('Bad Type')]))).toBe('SESSION_INVALID_EVENT');
         expect(await codeOf(log.append('s1', [newEvent('ok/fine', { n: 1n })]))).toBe('SESSION_INVALID_EVENT');
         expect(await codeOf(log.append('../s', [newEvent('ok/fine')]))).toBe('SESSION_INVALID_ID');
@@ -66,7 +49,7 @@ export function describeSessionLogContract(name: string, make: () => Promise<Ses
       }));
 
     it('finds the latest event by type and key', () =>
-      withLog(make, async (log) => {
+      withFixture(make, async ({ log }) => {
         await log.append('s1', [newEvent('story/draft', { v: 1 }, { key: 'k1' }), newEvent('story/draft', { v: 2 }, { key: 'k2' })]);
         await log.append('s1', [newEvent('story/draft', { v: 3 }, { key: 'k1' })]);
         expect((await log.findLatest('s1', { type: 'story/draft', key: 'k1' }))?.data).toEqual({ v: 3 });
@@ -75,7 +58,7 @@ export function describeSessionLogContract(name: string, make: () => Promise<Ses
       }));
 
     it('branches up to an event without touching the parent', () =>
-      withLog(make, async (log) => {
+      withFixture(make, async ({ log }) => {
         await log.append('s1', [newEvent('test/a', {}, { key: 'ka' }), newEvent('test/b'), newEvent('test/c')]);
         const parentBefore = await log.export('s1');
         await log.branch('s1', 'e2', 's2');
@@ -92,7 +75,7 @@ export function describeSessionLogContract(name: string, make: () => Promise<Ses
       }));
 
     it('exports JSON Lines and imports them into a new session', () =>
-      withLog(make, async (log) => {
+      withFixture(make, async ({ log }) => {
         await log.append('s1', [newEvent('test/a', { x: '雾' }, { key: 'k' }), newEvent('test/b')]);
         const exported = await log.export('s1');
         expect(exported.endsWith('\n')).toBe(true);

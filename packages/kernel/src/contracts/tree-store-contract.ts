@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { codeOf, withFixture } from './contract-helpers.js';
 import { KernelStorageError } from '../ports/storage-errors.js';
 import type { TreeStore } from '../ports/tree-store.js';
 
@@ -6,24 +7,6 @@ import type { TreeStore } from '../ports/tree-store.js';
 export interface TreeStoreFixture {
   readonly store: TreeStore;
   readonly cleanup?: () => Promise<void>;
-}
-
-async function withStore(make: () => Promise<TreeStoreFixture>, body: (store: TreeStore) => Promise<void>): Promise<void> {
-  const fixture = await make();
-  try {
-    await body(fixture.store);
-  } finally {
-    await fixture.cleanup?.();
-  }
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  return undefined;
 }
 
 /**
@@ -35,7 +18,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
 export function describeTreeStoreContract(name: string, make: () => Promise<TreeStoreFixture>): void {
   describe(`TreeStore contract: ${name}`, () => {
     it('creates a tree at revision 1 and reads it back', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         const created = await store.create('story-1', { 'outline.md': '# 大纲\n', 'characters/lia/persona.md': 'Lia' });
         expect(created.revision).toBe(1);
         const read = await store.read('story-1');
@@ -44,19 +27,19 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
       }));
 
     it('refuses to create a tree twice', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         await store.create('story-1', {});
         expect(await codeOf(store.create('story-1', {}))).toBe('TREE_EXISTS');
       }));
 
     it('reports a missing tree', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         expect(await codeOf(store.read('nope'))).toBe('TREE_NOT_FOUND');
         expect(await codeOf(store.commit('nope', { baseRevision: 1, writes: {} }))).toBe('TREE_NOT_FOUND');
       }));
 
     it('commits writes and deletions as one new revision', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         await store.create('s', { 'a.md': 'A', 'b.md': 'B' });
         const next = await store.commit('s', { baseRevision: 1, writes: { 'a.md': 'A2', 'b.md': null, 'sections/c.md': 'C' } });
         expect(next.revision).toBe(2);
@@ -64,7 +47,7 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
       }));
 
     it('rejects a stale base revision and writes nothing', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         await store.create('s', { 'a.md': 'A' });
         await store.commit('s', { baseRevision: 1, writes: { 'a.md': 'mine' } });
         const error = await store.commit('s', { baseRevision: 1, writes: { 'a.md': 'theirs', 'b.md': 'B' } }).catch((caught: unknown) => caught);
@@ -75,7 +58,7 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
       }));
 
     it('lets exactly one of several commits on the same base win', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         await store.create('s', { 'a.md': '0' });
         const results = await Promise.allSettled(
           Array.from({ length: 10 }, (_, index) => store.commit('s', { baseRevision: 1, writes: { 'a.md': String(index) } })),
@@ -87,7 +70,7 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
       }));
 
     it('validates ids and paths with TREE_INVALID_ID / TREE_INVALID_PATH', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         for (const id of ['', '../x', 'A', 'a/b', 'x'.repeat(65), 'con', 'a\u0000']) expect(await codeOf(store.create(id, {}))).toBe('TREE_INVALID_ID');
         await store.create('s', {});
         const badPaths = ['../a.md', '/a.md', 'a\\b.md', 'a.txt', 'A.md', 'x/../a.md', 'a.md.', 'a .md', 'nul.md', 'a\u0000.md', `${'x/'.repeat(9)}a.md`, ''];
@@ -98,7 +81,7 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
       }));
 
     it('keeps the manifest revision in step and preserves caller fields', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         await store.create('s', { 'manifest.json': JSON.stringify({ name: '雾港', characters: ['lia'] }) });
         const first = JSON.parse((await store.read('s')).files['manifest.json'] ?? '{}');
         expect(first).toMatchObject({ name: '雾港', characters: ['lia'], revision: 1 });
@@ -108,7 +91,7 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
       }));
 
     it('settles once per marker, rebased on the latest revision', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         await store.create('s', { 'history.md': '# History\n' });
         await store.commit('s', { baseRevision: 1, writes: { 'history.md': '# History\nplayer edit\n' } });
         const first = await store.settle('s', { marker: 'turn-1:0', appends: { 'history.md': 'Lia found the key.', 'characters/lia/knowledge.md': 'key' } });
@@ -121,7 +104,7 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
       }));
 
     it('rejects the same marker with different content', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         await store.create('s', {});
         await store.settle('s', { marker: 'm1', appends: { 'history.md': 'one' } });
         expect(await codeOf(store.settle('s', { marker: 'm1', appends: { 'history.md': 'two' } }))).toBe('TREE_SETTLE_CONFLICT');
@@ -129,7 +112,7 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
       }));
 
     it('settles each marker exactly once under concurrency', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         await store.create('s', { 'history.md': '' });
         const settlement = { marker: 'turn-9:0', appends: { 'history.md': 'once' } };
         const results = await Promise.all(Array.from({ length: 10 }, () => store.settle('s', settlement)));
@@ -139,7 +122,7 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
       }));
 
     it('deletes trees', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         await store.create('s', { 'a.md': 'A' });
         expect(await store.delete('s')).toBe(true);
         expect(await store.delete('s')).toBe(false);
@@ -148,7 +131,7 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
       }));
 
     it('throws KernelStorageError instances recognisable across copies', () =>
-      withStore(make, async (store) => {
+      withFixture(make, async ({ store }) => {
         const error = await store.read('missing').catch((caught: unknown) => caught);
         expect(KernelStorageError.isInstance(error)).toBe(true);
       }));
