@@ -80,6 +80,19 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
         expect((await store.read('s')).revision).toBe(1);
       }));
 
+    it('rejects malformed input with TREE_INVALID_INPUT and writes nothing', () =>
+      withFixture(make, async ({ store }) => {
+        expect(await codeOf(store.create('s', null as never))).toBe('TREE_INVALID_INPUT');
+        expect(await codeOf(store.create('s', { 'a.md': 42 } as never))).toBe('TREE_INVALID_INPUT');
+        await store.create('s', { 'a.md': 'A' });
+        const bad: unknown[] = [undefined, null, { baseRevision: 1 }, { baseRevision: '1', writes: {} }, { baseRevision: 0, writes: {} }, { baseRevision: 1, writes: [] }, { baseRevision: 1, writes: { 'a.md': 7 } }];
+        for (const change of bad) expect(await codeOf(store.commit('s', change as never)), JSON.stringify(change)).toBe('TREE_INVALID_INPUT');
+        expect(await codeOf(store.settle('s', { marker: 'm', appends: null } as never))).toBe('TREE_INVALID_INPUT');
+        expect(await codeOf(store.settle('s', { marker: 'm', appends: { 'history.md': 1 } } as never))).toBe('TREE_INVALID_INPUT');
+        expect(await codeOf(store.settle('s', undefined as never))).toBe('TREE_INVALID_INPUT');
+        expect(await store.read('s')).toEqual({ treeId: 's', revision: 1, files: { 'a.md': 'A' } });
+      }));
+
     it('keeps the manifest revision in step and preserves caller fields', () =>
       withFixture(make, async ({ store }) => {
         await store.create('s', { 'manifest.json': JSON.stringify({ name: '雾港', characters: ['lia'] }) });

@@ -102,6 +102,16 @@ export function validateNewEvent(event: NewSessionEvent): void {
 // Reserved on Windows: a session folder with such a name cannot be created there.
 const WINDOWS_DEVICE_NAME = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 
+/**
+ * Validates a batch for `append`: an array of valid events.
+ * @param events - the candidate batch
+ * @throws {KernelStorageError} SESSION_INVALID_EVENT
+ */
+export function validateNewEvents(events: unknown): asserts events is readonly NewSessionEvent[] {
+  if (!Array.isArray(events)) throw new KernelStorageError('SESSION_INVALID_EVENT', 'Invalid session events: append takes an array of events');
+  for (const event of events) validateNewEvent(event as NewSessionEvent);
+}
+
 /** Session ids: lower-case letters, digits, `_` and `-`, 1–64 characters, starting alphanumeric (not a Windows device name). */
 export const SESSION_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 

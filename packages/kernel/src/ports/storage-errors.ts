@@ -1,6 +1,7 @@
 /** Stable codes for storage port errors (shared by every `TreeStore` / `SessionLog`). */
 export type StorageErrorCode =
   | 'TREE_INVALID_PATH'
+  | 'TREE_INVALID_INPUT'
   | 'TREE_INVALID_ID'
   | 'TREE_NOT_FOUND'
   | 'TREE_EXISTS'

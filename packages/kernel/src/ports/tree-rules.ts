@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { KernelStorageError } from './storage-errors.js';
-import { MANIFEST_PATH, SETTLE_MARKER_PATTERN, TREE_ID_PATTERN } from './tree-store.js';
+import { MANIFEST_PATH, SETTLE_MARKER_PATTERN, TREE_ID_PATTERN, type TreeCommit, type TreeSettlement } from './tree-store.js';
 
 // Rules every TreeStore implementation shares, kept here so in-memory and on-disk stores can
 // never disagree about what a valid path is or what a settled block looks like.
@@ -125,6 +125,67 @@ export function stampManifestRevision(content: string, revision: number): string
  */
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * Checks the shape of the files given to `create`: an object of path → string.
+ * @param files - candidate files
+ * @returns the files with validated, NFC-normalised paths
+ * @throws {KernelStorageError} TREE_INVALID_INPUT, TREE_INVALID_PATH
+ */
+export function validateTreeFiles(files: unknown): Record<string, string> {
+  if (!isPlainObject(files)) throw invalidInput('files must be an object of path → text');
+  const result: Record<string, string> = {};
+  for (const [path, content] of Object.entries(files)) {
+    if (typeof content !== 'string') throw invalidInput(`the content of ${JSON.stringify(path)} must be a string`);
+    result[validateTreePath(path)] = content;
+  }
+  return result;
+}
+
+/**
+ * Checks a commit before anything is read or written.
+ * @param change - candidate commit
+ * @returns the base revision and the writes with validated paths
+ * @throws {KernelStorageError} TREE_INVALID_INPUT, TREE_INVALID_PATH
+ */
+export function validateTreeCommit(change: unknown): { baseRevision: number; writes: Array<readonly [string, string | null]> } {
+  if (!isPlainObject(change)) throw invalidInput('a commit must be an object {baseRevision, writes}');
+  const { baseRevision, writes } = change as Partial<TreeCommit>;
+  if (!Number.isSafeInteger(baseRevision) || (baseRevision as number) < 1) throw invalidInput('baseRevision must be the positive integer revision you read');
+  if (!isPlainObject(writes)) throw invalidInput('writes must be an object of path → text (or null to delete)');
+  const checked = Object.entries(writes as object).map(([path, content]) => {
+    if (content !== null && typeof content !== 'string') throw invalidInput(`the content of ${JSON.stringify(path)} must be a string, or null to delete`);
+    return [validateTreePath(path), content as string | null] as const;
+  });
+  return { baseRevision: baseRevision as number, writes: checked };
+}
+
+/**
+ * Checks a settlement before anything is read or written.
+ * @param settlement - candidate settlement
+ * @returns the marker and the appends with validated paths
+ * @throws {KernelStorageError} TREE_INVALID_INPUT, TREE_INVALID_MARKER, TREE_INVALID_PATH
+ */
+export function validateTreeSettlement(settlement: unknown): { marker: string; appends: Record<string, string> } {
+  if (!isPlainObject(settlement)) throw invalidInput('a settlement must be an object {marker, appends}');
+  const { marker, appends } = settlement as Partial<TreeSettlement>;
+  validateSettleMarker(marker as string);
+  if (!isPlainObject(appends)) throw invalidInput('appends must be an object of path → text');
+  const checked: Record<string, string> = {};
+  for (const [path, text] of Object.entries(appends as object)) {
+    if (typeof text !== 'string') throw invalidInput(`the text appended to ${JSON.stringify(path)} must be a string`);
+    checked[validateTreePath(path)] = text;
+  }
+  return { marker: marker as string, appends: checked };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalidInput(why: string): KernelStorageError {
+  return new KernelStorageError('TREE_INVALID_INPUT', `Invalid tree input: ${why}`);
 }
 
 export { MANIFEST_PATH };

@@ -6,7 +6,7 @@ import {
   type ReadEventsOptions,
   type SessionEvent,
   type SessionLog,
-  validateNewEvent,
+  validateNewEvents,
   validateSessionId,
 } from '../ports/session-log.js';
 
@@ -27,7 +27,7 @@ export class MemorySessionLog implements SessionLog {
 
   async append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {
     validateSessionId(sessionId);
-    for (const event of events) validateNewEvent(event);
+    validateNewEvents(events);
     const session = this.#session(sessionId, true);
     const stored = events.map((event) => {
       const withId = { ...event, id: `e${session.nextSeq++}`, sessionId } as SessionEvent;

@@ -4,9 +4,10 @@ import {
   MANIFEST_PATH,
   settlementDigest,
   stampManifestRevision,
-  validateSettleMarker,
+  validateTreeCommit,
+  validateTreeFiles,
   validateTreeId,
-  validateTreePath,
+  validateTreeSettlement,
 } from '../ports/tree-rules.js';
 import type { SettleResult, TreeCommit, TreeSettlement, TreeSnapshot, TreeStore } from '../ports/tree-store.js';
 
@@ -25,7 +26,7 @@ export class MemoryTreeStore implements TreeStore {
 
   async create(treeId: string, files: Readonly<Record<string, string>>): Promise<TreeSnapshot> {
     validateTreeId(treeId);
-    const normalised = normaliseFiles(files);
+    const normalised = validateTreeFiles(files);
     if (this.#trees.has(treeId)) throw new KernelStorageError('TREE_EXISTS', `"${treeId}" already exists`);
     const tree: MemoryTree = { revision: 1, files: normalised, settled: new Map() };
     stamp(tree);
@@ -39,13 +40,8 @@ export class MemoryTreeStore implements TreeStore {
 
   async commit(treeId: string, change: TreeCommit): Promise<TreeSnapshot> {
     const tree = this.#get(treeId);
-    const writes = Object.entries(change.writes).map(([path, content]) => {
-      if (content !== null && typeof content !== 'string') {
-        throw new KernelStorageError('TREE_INVALID_PATH', `The content for ${JSON.stringify(path)} must be a string or null`);
-      }
-      return [validateTreePath(path), content] as const;
-    });
-    if (change.baseRevision !== tree.revision) throw new RevisionConflictError(treeId, change.baseRevision, tree.revision);
+    const { baseRevision, writes } = validateTreeCommit(change);
+    if (baseRevision !== tree.revision) throw new RevisionConflictError(treeId, baseRevision, tree.revision);
     const files = { ...tree.files };
     for (const [path, content] of writes) {
       if (content === null) delete files[path];
@@ -58,22 +54,21 @@ export class MemoryTreeStore implements TreeStore {
   }
 
   async settle(treeId: string, settlement: TreeSettlement): Promise<SettleResult> {
-    validateSettleMarker(settlement.marker);
+    const { marker, appends } = validateTreeSettlement(settlement);
     const tree = this.#get(treeId);
-    const appends = Object.entries(settlement.appends).map(([path, text]) => [validateTreePath(path), text] as const);
-    const digest = settlementDigest(Object.fromEntries(appends));
-    const previous = tree.settled.get(settlement.marker);
+    const digest = settlementDigest(appends);
+    const previous = tree.settled.get(marker);
     if (previous !== undefined) {
       if (previous !== digest) {
-        throw new KernelStorageError('TREE_SETTLE_CONFLICT', `Marker "${settlement.marker}" was already settled with different content`);
+        throw new KernelStorageError('TREE_SETTLE_CONFLICT', `Marker "${marker}" was already settled with different content`);
       }
       return { applied: false, revision: tree.revision };
     }
     const files = { ...tree.files };
-    for (const [path, text] of appends) files[path] = appendSettleBlock(files[path] ?? '', settlement.marker, text);
+    for (const [path, text] of Object.entries(appends)) files[path] = appendSettleBlock(files[path] ?? '', marker, text);
     tree.files = files;
     tree.revision += 1;
-    tree.settled.set(settlement.marker, digest);
+    tree.settled.set(marker, digest);
     stamp(tree);
     return { applied: true, revision: tree.revision };
   }
@@ -93,15 +88,6 @@ export class MemoryTreeStore implements TreeStore {
     if (!tree) throw new KernelStorageError('TREE_NOT_FOUND', `There is no "${treeId}"`);
     return tree;
   }
-}
-
-function normaliseFiles(files: Readonly<Record<string, string>>): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [path, content] of Object.entries(files)) {
-    if (typeof content !== 'string') throw new KernelStorageError('TREE_INVALID_PATH', `The content for ${JSON.stringify(path)} must be a string`);
-    result[validateTreePath(path)] = content;
-  }
-  return result;
 }
 
 function stamp(tree: MemoryTree): void {
