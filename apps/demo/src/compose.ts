@@ -10,7 +10,7 @@ import { dioPlugin } from '@troupe/plugin-dio';
 import { StoryWorkspaces, storyPlugin } from '@troupe/plugin-story';
 import { fsStorage } from '@troupe/storage-fs';
 import { demoPreset } from './demo-preset.js';
-import { LIA_CHARACTER_PROMPT, LIA_TARGET_PROMPT_ID } from './example/lia-preset.js';
+import { LIA_CHARACTER_NAME, LIA_CHARACTER_PROMPT, LIA_TARGET_PROMPT_ID } from './example/lia-character.js';
 
 /** Environment variables the demo reads. */
 export type DemoEnv = Readonly<Record<string, string | undefined>>;
@@ -21,7 +21,23 @@ export interface DemoOptions {
   readonly dataDir?: string;
   /** Environment (default `process.env`): `TROUPE_HOME`, `TROUPE_MODEL_*`, `DIO_URL`, `DIO_TOKEN`, `DIO_USER_ID`. */
   readonly env?: DemoEnv;
+  /** Diagnostics (default: silent). */
   readonly logger?: Logger;
+}
+
+/**
+ * A configuration mistake the player can fix (`code` is stable): thrown by {@link composeDemo}.
+ * - `DEMO_CONFIG_INVALID` — e.g. `DIO_URL` without `DIO_TOKEN`.
+ */
+export class DemoConfigError extends Error {
+  /** Stable code. */
+  readonly code = 'DEMO_CONFIG_INVALID';
+
+  /** @param message - what to change */
+  constructor(message: string) {
+    super(message);
+    this.name = 'DemoConfigError';
+  }
 }
 
 /** How the demo reaches its DIO service. */
@@ -47,6 +63,8 @@ export interface Demo {
   /** Id of the default model (e.g. `offline` or `openai-compatible:qwen2.5`). */
   readonly modelId: string;
   readonly dio: DemoDio;
+  /** The character the actor plays (`{{char}}`), the speaker name the CLI prints. */
+  readonly characterName: string;
   /** A turn input carrying the demo player's identity, DIO authorization and the director scenario. */
   turnInput(sessionId: string, text: string, extra?: Partial<TurnInput>): TurnInput;
   /** Closes the harness (aborting background waits), then the in-process DIO service. */
@@ -68,6 +86,7 @@ export function resolveDataDir(options: DemoOptions = {}): string {
  * story plugins in one harness.
  * @param options - data directory, environment, logger
  * @returns the running demo; call `close()` when done
+ * @throws {DemoConfigError} DEMO_CONFIG_INVALID when `DIO_URL` is set without `DIO_TOKEN`
  */
 export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
   const env = options.env ?? process.env;
@@ -86,7 +105,7 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
       plugins: [
         dioPlugin({ baseUrl: dio.url, targetPromptId: dio.targetPromptId, language: 'zh' }),
         storyPlugin(),
-        actorAssemblerPlugin({ preset: demoPreset, char: 'Lia', user: 'Traveler' }),
+        actorAssemblerPlugin({ preset: demoPreset, char: LIA_CHARACTER_NAME, user: 'Traveler' }),
       ],
     });
     return {
@@ -97,6 +116,7 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
       models,
       modelId: models.resolve().id,
       dio,
+      characterName: LIA_CHARACTER_NAME,
       turnInput: (sessionId, text, extra = {}) => ({
         sessionId,
         text,
@@ -119,7 +139,7 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
 async function connectDio(env: DemoEnv, dataDir: string, logger: Logger): Promise<DemoDio> {
   const userId = env.DIO_USER_ID ?? 'player-1';
   if (env.DIO_URL) {
-    if (!env.DIO_TOKEN) throw new Error('DIO_URL is set but DIO_TOKEN is not: give the bearer token of your DIO service user');
+    if (!env.DIO_TOKEN) throw new DemoConfigError('DIO_URL is set but DIO_TOKEN is not: give the bearer token of your DIO service user');
     return { url: env.DIO_URL, userId, authorization: `Bearer ${env.DIO_TOKEN}`, targetPromptId: LIA_TARGET_PROMPT_ID, service: undefined };
   }
   // Fresh tokens per run: the in-process service only listens on loopback for this process.
@@ -141,7 +161,7 @@ async function connectDio(env: DemoEnv, dataDir: string, logger: Logger): Promis
   const response = await fetch(`${service.url}/v1/prompts/${LIA_TARGET_PROMPT_ID}`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ content: LIA_CHARACTER_PROMPT, characterName: 'Lia' }),
+    body: JSON.stringify({ content: LIA_CHARACTER_PROMPT, characterName: LIA_CHARACTER_NAME }),
   });
   if (!response.ok) {
     await service.close();

@@ -1,5 +1,5 @@
 import type { Preset } from '@troupe/plugin-actor-assembler';
-import { LIA_CHARACTER_PROMPT } from './example/lia-preset.js';
+import { LIA_CHARACTER_PROMPT } from './example/lia-character.js';
 
 /**
  * The actor preset: control instructions → the `roleplay` character prompt → history → the

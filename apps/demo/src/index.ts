@@ -1,6 +1,7 @@
 // The demo's composition root and showcase, for tests and for people reading how to wire Troupe.
 export { composeDemo, resolveDataDir } from './compose.js';
 export type { Demo, DemoDio, DemoEnv, DemoOptions } from './compose.js';
+export { DemoConfigError } from './compose.js';
 export { demoPreset } from './demo-preset.js';
 export { runShowcase } from './showcase/run-showcase.js';
 export type { ShowcaseReport } from './showcase/run-showcase.js';

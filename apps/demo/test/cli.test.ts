@@ -1,7 +1,9 @@
-import { writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../src/cli/program.js';
+import { LIA_CHARACTER_PROMPT } from '../src/example/lia-character.js';
+import { startFakeOpenAi } from './support/fake-openai.js';
 import { capturedContext, tempDataDir } from './helpers.js';
 
 let dir = '';
@@ -15,13 +17,18 @@ afterEach(async () => {
 });
 
 async function cli(...args: string[]): Promise<{ code: number; text: string; stderr: string }> {
-  const context = capturedContext();
+  return cliIn({}, '--data', dir, ...args);
+}
+
+/** Runs the CLI with an environment and no implicit `--data`. */
+async function cliIn(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; text: string; stderr: string }> {
+  const context = capturedContext(env);
   const errors: string[] = [];
   vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
     errors.push(String(chunk));
     return true;
   });
-  const code = await runCli(['--data', dir, ...args], context);
+  const code = await runCli(args, context);
   vi.restoreAllMocks();
   return { code, text: context.text(), stderr: errors.join('') };
 }
@@ -80,18 +87,102 @@ describe('demo CLI', () => {
     expect((await cli('session', 'list')).text).toContain('no sessions');
   });
 
-  it('prints help for every command', async () => {
-    for (const args of [['--help'], ['turn', '--help'], ['story', '--help'], ['session', '--help']]) {
+  it('prints help for every command, nested ones included', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--help'], 'Usage: troupe-demo [options] [command]'],
+      [['serve', '--help'], 'Usage: troupe-demo serve'],
+      [['showcase', '--help'], 'Usage: troupe-demo showcase'],
+      [['turn', '--help'], 'Usage: troupe-demo turn'],
+      [['story', '--help'], 'Usage: troupe-demo story'],
+      [['story', 'create', '--help'], 'Usage: troupe-demo story create'],
+      [['story', 'import-card', '--help'], 'Usage: troupe-demo story import-card'],
+      [['session', '--help'], 'Usage: troupe-demo session'],
+      [['session', 'export', '--help'], 'Usage: troupe-demo session export'],
+    ];
+    for (const [args, usage] of cases) {
       const { code, text } = await cli(...args);
-      expect(code).toBe(0);
-      expect(text).toContain('Usage: troupe-demo');
+      expect({ args, code }).toEqual({ args, code: 0 });
+      expect(text).toContain(usage);
     }
+    // Help only prints: nothing was composed, so no data was written.
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('keeps its data in TROUPE_HOME when --data is not given', async () => {
+    const created = await cliIn({ TROUPE_HOME: dir }, 'story', 'create', 'home-story', '--name', 'Home');
+    expect(created.code).toBe(0);
+    expect(await readdir(join(dir, 'story-workspaces'))).toEqual(['home-story']);
+    expect((await cliIn({ TROUPE_HOME: dir }, 'story', 'list')).text).toBe('home-story');
+  });
+
+  it('plays a turn against the model server TROUPE_MODEL_BASE_URL and TROUPE_MODEL point at', async () => {
+    const fake = await startFakeOpenAi('（灯光摇晃）雾很浓，旅人。');
+    try {
+      const env = { TROUPE_HOME: dir, TROUPE_MODEL_BASE_URL: fake.baseUrl, TROUPE_MODEL: 'fake-rp-model', TROUPE_MODEL_API_KEY: 'test-key' };
+      const played = await cliIn(env, 'turn', '--session', 'remote-1', '--text', '你好，莉娅。');
+      expect(played.stderr).toBe('');
+      expect(played.code).toBe(0);
+      expect(played.text).toContain('Lia: （灯光摇晃）雾很浓，旅人。');
+      // The actor's request reached the fake server: its model, the character prompt and the player's words.
+      const actor = fake.requests.find((request) => request.body.messages?.some((message) => message.content === LIA_CHARACTER_PROMPT));
+      expect(actor?.body.model).toBe('fake-rp-model');
+      expect(actor?.body.messages?.at(-1)).toEqual({ role: 'user', content: '你好，莉娅。' });
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('plays a turn with --story, which enables the workspace for the session first', async () => {
+    expect((await cli('story', 'create', 'tale', '--name', 'Tale')).code).toBe(0);
+    const { code, text } = await cli('turn', '--session', 'storied', '--text', '钟声从哪里来？', '--story', 'tale', '--json');
+    expect(code).toBe(0);
+    const types = (JSON.parse(text) as { events: Array<{ type: string }> }).events.map((event) => event.type);
+    expect(types).toContain('agent-rp/story-draft-prepared');
+    expect((await cli('session', 'list')).text).toBe('storied');
+  });
+
+  it('refuses --story for a workspace that does not exist, with a code and nothing written', async () => {
+    const { code, stderr } = await cli('turn', '--session', 'lost', '--text', 'hi', '--story', 'nowhere');
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^error \[STORY_WORKSPACE_NOT_FOUND\]: /);
+    expect(stderr).not.toContain('    at ');
+    expect((await cli('session', 'list')).text).toContain('no sessions');
+  });
+
+  it('refuses an invalid --character-id for a card with DEMO_INVALID_CARD_ID', async () => {
+    await cli('story', 'create', 'cards', '--name', 'Cards');
+    const card = join(dir, 'nameless.json');
+    await writeFile(card, JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: '无名', description: 'x', personality: '', scenario: '', first_mes: '', mes_example: '' } }));
+    const derived = await cli('story', 'import-card', 'cards', card);
+    expect(derived.code).toBe(1);
+    expect(derived.stderr).toMatch(/^error \[DEMO_INVALID_CARD_ID\]: .*--character-id/);
+    const given = await cli('story', 'import-card', 'cards', card, '--character-id', 'Bad Id');
+    expect(given.stderr).toMatch(/^error \[DEMO_INVALID_CARD_ID\]: /);
+    expect(given.stderr).not.toContain('    at ');
+    expect((await cli('story', 'import-card', 'cards', card, '--character-id', 'nameless')).code).toBe(0);
+  });
+
+  it('deletes a workspace whose manifest.json a hand edit broke', async () => {
+    await cli('story', 'create', 'broken', '--name', 'Broken');
+    await writeFile(join(dir, 'story-workspaces', 'broken', 'manifest.json'), '{ this is not json');
+    expect((await cli('story', 'show', 'broken')).stderr).toContain('STORY_MANIFEST_INVALID');
+    const deleted = await cli('story', 'delete', 'broken');
+    expect(deleted.stderr).toBe('');
+    expect(deleted.text).toBe('deleted broken');
+    expect((await cli('story', 'list')).text).toContain('no story workspaces');
+  });
+
+  it('refuses DIO_URL without DIO_TOKEN with DEMO_CONFIG_INVALID', async () => {
+    const { code, stderr } = await cliIn({ TROUPE_HOME: dir, DIO_URL: 'http://127.0.0.1:9' }, 'story', 'list');
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^error \[DEMO_CONFIG_INVALID\]: DIO_URL is set but DIO_TOKEN is not/);
   });
 });
 
 describe('demo CLI serve', () => {
   it('serves the web app until stopped, then shuts down cleanly', async () => {
     const context = capturedContext();
+    await cli('story', 'create', 'served', '--name', '服务');
     let status = 0;
     let stories: unknown;
     const code = await runCli(['--data', dir, 'serve', '--port', '0'], {
@@ -105,7 +196,7 @@ describe('demo CLI serve', () => {
     });
     expect(code).toBe(0);
     expect(status).toBe(200);
-    expect(stories).toBeDefined();
+    expect(stories).toEqual({ stories: [{ id: 'served', name: '服务', revision: 1, characters: 0, sections: 0, sources: 0 }] });
     expect(context.text()).toContain(`data: ${dir}`);
   });
 

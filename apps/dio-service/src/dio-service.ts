@@ -1,10 +1,10 @@
-import { setMaxListeners } from 'node:events';
-import { abortReason, type ChatModel, type Clock, describeError, type Logger, sha256Hex, silentLogger, systemClock } from '@troupe/kernel';
+import { abortReason, type ChatModel, type Clock, type Logger, sha256Hex, silentLogger, systemClock } from '@troupe/kernel';
 import type { ScheduleRequest } from '@troupe/plugin-dio';
 import { compilePrompt } from './compiler.js';
 import type { DioStore } from './dio-store.js';
 import type { ConversationState, Requirement, TaskRecord, Version } from './records.js';
 import { ServiceError } from './service-error.js';
+import { type TaskOutcome, TaskRunner } from './task-runner.js';
 
 /** Options of {@link DioService}. */
 export interface DioServiceOptions {
@@ -53,9 +53,7 @@ export class DioService {
   readonly #model: ChatModel;
   readonly #logger: Logger;
   readonly #clock: Clock;
-  readonly #taskTimeoutMs: number;
-  readonly #running = new Set<Promise<void>>();
-  readonly #shutdown = new AbortController();
+  readonly #tasks: TaskRunner;
 
   /** @param options - store, model, logger, clock and task timeout */
   constructor(options: DioServiceOptions) {
@@ -63,9 +61,13 @@ export class DioService {
     this.#model = options.model;
     this.#logger = options.logger ?? silentLogger;
     this.#clock = options.clock ?? systemClock;
-    this.#taskTimeoutMs = options.taskTimeoutMs ?? 120_000;
-    // Every running task listens for shutdown; many concurrent tasks are normal, not a leak.
-    setMaxListeners(0, this.#shutdown.signal);
+    this.#tasks = new TaskRunner({
+      store: this.#store,
+      logger: this.#logger,
+      clock: this.#clock,
+      taskTimeoutMs: options.taskTimeoutMs ?? 120_000,
+      work: (task, signal) => this.#apply(task, signal),
+    });
   }
 
   /**
@@ -124,7 +126,7 @@ export class DioService {
       createdAt: now,
       updatedAt: now,
     });
-    this.#start(task);
+    this.#tasks.start(task);
     return acceptance;
   }
 
@@ -175,76 +177,43 @@ export class DioService {
     return outcome;
   }
 
-  /** Restarts tasks left `processing` by a previous process (call once at startup). */
+  /**
+   * Restarts tasks left `processing` by a previous process, or whose terminal status could not be
+   * written (call once at startup).
+   * @returns how many tasks were restarted
+   */
   async resume(): Promise<number> {
     const tasks = await this.#store.processingTasks();
-    for (const task of tasks) this.#start(task);
+    for (const task of tasks) this.#tasks.start(task);
     return tasks.length;
   }
 
   /** Resolves when no task is running (tests and drains). */
-  async idle(): Promise<void> {
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  idle(): Promise<void> {
+    return this.#tasks.idle();
   }
 
   /** Stops running tasks; they stay `processing` and resume on the next start. */
-  async close(): Promise<void> {
-    this.#shutdown.abort(new DOMException('The DIO service is shutting down', 'AbortError'));
-    await this.idle();
+  close(): Promise<void> {
+    return this.#tasks.close();
   }
 
-  #start(task: TaskRecord): void {
-    const run = this.#run(task).finally(() => this.#running.delete(run));
-    this.#running.add(run);
-  }
-
-  async #run(task: TaskRecord): Promise<void> {
-    const controller = new AbortController();
-    const onShutdown = () => controller.abort(abortReason(this.#shutdown.signal));
-    if (this.#shutdown.signal.aborted) return;
-    this.#shutdown.signal.addEventListener('abort', onShutdown, { once: true });
-    const timer = new AbortController();
-    let timedOut = false;
-    this.#clock.sleep(this.#taskTimeoutMs, timer.signal).then(
-      () => {
-        timedOut = true;
-        controller.abort(new DOMException('task timed out', 'TimeoutError'));
-      },
-      () => {},
-    );
-    try {
-      const outcome = await this.#apply(task, controller.signal);
-      await this.#finish(task, {
-        status: 'succeeded',
-        promptChanged: outcome.promptChanged,
-        ...(outcome.version ? { sourceVersionId: outcome.version.sourceVersionId, compiledPromptSha256: outcome.version.compiledPromptSha256 } : {}),
-      });
-    } catch (error) {
-      // Shutdown: leave the task `processing`; the next process resumes it.
-      if (this.#shutdown.signal.aborted && !timedOut) return;
-      if (timedOut) {
-        await this.#finish(task, { status: 'timed_out', promptChanged: false, errorCode: 'TASK_TIMED_OUT', errorMessage: `Compilation took longer than ${this.#taskTimeoutMs} ms` });
-        return;
-      }
-      const described = describeError(error);
-      this.#logger.error('task failed', { requestId: task.requestId, error: described });
-      await this.#finish(task, { status: 'failed', promptChanged: false, errorCode: described.code ?? 'TASK_FAILED', errorMessage: described.message }).catch(
-        (finishError: unknown) => this.#logger.error('could not record a failed task', { requestId: task.requestId, error: describeError(finishError) }),
-      );
-    } finally {
-      timer.abort();
-      this.#shutdown.signal.removeEventListener('abort', onShutdown);
-    }
-  }
-
-  async #apply(task: TaskRecord, signal: AbortSignal): Promise<ChangeOutcome> {
+  // A task's work: add the requirement and recompile. Idempotent per request id, so a task re-run
+  // after a crash or a failed status write reports the version it produced the first time.
+  async #apply(task: TaskRecord, signal: AbortSignal): Promise<TaskOutcome> {
     let outcome: ChangeOutcome = { promptChanged: false, version: undefined };
     const key = { userId: task.userId, rpConversationId: task.rpConversationId, targetPromptId: task.targetPromptId };
     await this.#store.updateConversation(key, async (current) => {
       const state: ConversationState = current ?? { ...key, nextRequirement: 1, nextSource: 1, requirements: [], versions: [] };
       const text = task.message.trim();
+      const mine = state.requirements.find((requirement) => requirement.requestId === task.requestId);
+      if (mine) {
+        const version = state.versions.find((candidate) => candidate.changeset.added.some((added) => added.id === mine.id));
+        outcome = { promptChanged: version !== undefined, version };
+        return state;
+      }
       // The same requirement twice is not a change: the task succeeds with promptChanged false.
-      if (state.requirements.some((requirement) => requirement.text === text || requirement.requestId === task.requestId)) return state;
+      if (state.requirements.some((requirement) => requirement.text === text)) return state;
       const requirement: Requirement = { id: `r${state.nextRequirement}`, text, requestId: task.requestId, createdAt: this.#now() };
       const next = await this.#recompile(
         { ...state, nextRequirement: state.nextRequirement + 1 },
@@ -256,7 +225,11 @@ export class DioService {
       outcome = next.outcome;
       return next.state;
     });
-    return outcome;
+    const { version } = outcome;
+    return {
+      promptChanged: outcome.promptChanged,
+      ...(version ? { sourceVersionId: version.sourceVersionId, compiledPromptSha256: version.compiledPromptSha256 } : {}),
+    };
   }
 
   async #recompile(
@@ -289,11 +262,6 @@ export class DioService {
     };
     const next: ConversationState = { ...state, requirements, nextSource: state.nextSource + 1, versions: promptChanged ? [...state.versions, version] : state.versions };
     return { state: next, outcome: { promptChanged, version: promptChanged ? version : previous } };
-  }
-
-  async #finish(task: TaskRecord, result: Pick<TaskRecord, 'status' | 'promptChanged'> & Partial<TaskRecord>): Promise<void> {
-    await this.#store.writeTask({ ...task, ...result, updatedAt: this.#now() });
-    this.#logger.info('task finished', { requestId: task.requestId, status: result.status, promptChanged: result.promptChanged });
   }
 
   async #own(authUser: string, query: ConversationQuery): Promise<ConversationState | undefined> {

@@ -1,7 +1,7 @@
-import type { ChatModel } from '@troupe/kernel';
+import type { ChatModel, LogFields, Logger } from '@troupe/kernel';
 import { ManualClock, MemoryTreeStore } from '@troupe/kernel/testing';
 import { offlineModel } from '@troupe/model-offline';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DioService } from '../src/dio-service.js';
 import { DioStore } from '../src/dio-store.js';
 
@@ -25,8 +25,34 @@ const hanging: ChatModel = {
     }),
 };
 
-async function serviceWith(model: ChatModel, clock = new ManualClock(), trees = new MemoryTreeStore()) {
-  const service = new DioService({ store: new DioStore(trees), model, clock, taskTimeoutMs: 5_000 });
+/** A logger that keeps every line. */
+function recordingLogger(lines: Array<{ level: string; message: string; fields: LogFields }> = []): Logger & { lines: typeof lines } {
+  const at = (level: string) => (message: string, fields: LogFields = {}) => void lines.push({ level, message, fields });
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => recordingLogger(lines) };
+}
+
+/** Makes every write of a task record fail (the disk is full), from now on. */
+function failTaskWrites(trees: MemoryTreeStore): void {
+  const commit = trees.commit.bind(trees);
+  trees.commit = async (id, change) => {
+    if (id.startsWith('task-')) throw Object.assign(new Error('disk full'), { code: 'STORAGE_IO' });
+    return commit(id, change);
+  };
+}
+
+// A storage failure while recording a status must never become an unhandled rejection.
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+beforeEach(() => {
+  unhandled.length = 0;
+  process.on('unhandledRejection', onUnhandled);
+});
+afterEach(() => {
+  process.off('unhandledRejection', onUnhandled);
+});
+
+async function serviceWith(model: ChatModel, clock = new ManualClock(), trees = new MemoryTreeStore(), logger?: Logger) {
+  const service = new DioService({ store: new DioStore(trees), model, clock, taskTimeoutMs: 5_000, ...(logger ? { logger } : {}) });
   await service.registerPrompt('lia', '你是莉娅。', '莉娅');
   return { service, clock, trees };
 }
@@ -67,6 +93,53 @@ describe('task lifecycle', () => {
     expect(await second.resume()).toBe(1);
     await second.idle();
     expect(await second.task('alice', 't3:dio')).toMatchObject({ status: 'succeeded', promptChanged: true, sourceVersionId: 's1' });
+  });
+
+  it('a storage failure while recording timed_out is logged, not unhandled; the task stays processing and the next start finishes it', async () => {
+    const logger = recordingLogger();
+    const { service, clock, trees } = await serviceWith(hanging, new ManualClock(), new MemoryTreeStore(), logger);
+    await service.schedule('alice', request('t5'));
+    failTaskWrites(trees);
+    await clock.advance(5_000);
+    await service.idle();
+    await new Promise((resolve) => setTimeout(resolve, 20)); // let Node report unhandled rejections
+    expect(unhandled).toEqual([]);
+    const errors = logger.lines.filter((line) => line.level === 'error');
+    expect(errors.map((line) => line.message)).toEqual(['could not record the task status; the task stays processing and is run again on the next start']);
+    expect(errors[0]?.fields).toMatchObject({ requestId: 't5:dio', status: 'timed_out', error: { code: 'STORAGE_IO' } });
+    expect((await service.task('alice', 't5:dio')).status).toBe('processing');
+    expect(clock.pendingTimers).toBe(0);
+    // Next start, storage healthy again: the task is resumed and finishes.
+    const restarted = new DioService({ store: new DioStore(trees), model: offlineModel() });
+    (trees as { commit: unknown }).commit = MemoryTreeStore.prototype.commit.bind(trees);
+    expect(await restarted.resume()).toBe(1);
+    await restarted.idle();
+    expect(await restarted.task('alice', 't5:dio')).toMatchObject({ status: 'succeeded', promptChanged: true, sourceVersionId: 's1' });
+  });
+
+  it('a storage failure while recording succeeded keeps the work; the re-run reports the same version (promptChanged true), not a duplicate', async () => {
+    const logger = recordingLogger();
+    const { service, trees } = await serviceWith(offlineModel(), new ManualClock(), new MemoryTreeStore(), logger);
+    const commit = trees.commit.bind(trees);
+    let taskWrites = 0;
+    trees.commit = async (id, change) => {
+      // The acceptance's write is a create; the first commit of the task is its terminal status.
+      if (id.startsWith('task-') && ++taskWrites === 1) throw Object.assign(new Error('disk full'), { code: 'STORAGE_IO' });
+      return commit(id, change);
+    };
+    await service.schedule('alice', request('t6'));
+    await service.idle();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(unhandled).toEqual([]);
+    expect(logger.lines.filter((line) => line.level === 'error')[0]?.fields).toMatchObject({ requestId: 't6:dio', status: 'succeeded' });
+    expect((await service.task('alice', 't6:dio')).status).toBe('processing');
+    const first = await service.activePrompt('alice', { userId: 'alice', rpConversationId: 'c1', targetPromptId: 'lia' });
+    expect(await service.resume()).toBe(1);
+    await service.idle();
+    expect(await service.task('alice', 't6:dio')).toMatchObject({ status: 'succeeded', promptChanged: true, sourceVersionId: first?.sourceVersionId, compiledPromptSha256: first?.compiledPromptSha256 });
+    const where = { userId: 'alice', rpConversationId: 'c1', targetPromptId: 'lia' };
+    expect(await service.requirements('alice', where)).toHaveLength(1);
+    expect((await service.activePrompt('alice', where))?.versionId).toBe('v1');
   });
 
   it('concurrent requirements on one conversation are all kept (no lost update)', async () => {

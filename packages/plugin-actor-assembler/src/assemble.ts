@@ -1,6 +1,6 @@
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
-import { type DioSlot, DIO_VARIABLE, applyDioCompiledPrompt, locateDioSlot } from './dio-slot.js';
+import { type DioSlot, DIO_VARIABLE, applyDioCompiledPrompt, assertDioSlotNotOverridden, locateDioSlot } from './dio-slot.js';
 import { AssemblerError, describeIssues } from './errors.js';
 import { type MacroEnvironment, type MacroFields, SLOT_VARIABLES, expandMacros, findMacros } from './macros.js';
 import { type Preset, type PromptEntry, parsePreset } from './preset.js';
@@ -22,7 +22,10 @@ export interface AssembleInput {
   readonly user?: string;
   readonly char?: string;
   readonly fields?: MacroFields;
-  /** Replacement content by prompt identifier; the replaced text is `{{original}}`. */
+  /**
+   * Replacement content by prompt identifier; the replaced text is `{{original}}`. On a turn with
+   * a compiled prompt, an entry for the DIO slot's prompt is an error (`DIO_SLOT_OVERRIDDEN`).
+   */
   readonly overrides?: Readonly<Record<string, string>>;
   readonly unknownMacros?: 'keep' | 'error';
   /** Instruction for the default story-draft message. */
@@ -77,7 +80,8 @@ function initialVariables(variables: Readonly<Record<string, string>> | undefine
 }
 
 function promptText(prompt: PromptEntry, input: AssembleInput, env: MacroEnvironment): string {
-  const override = input.overrides?.[prompt.identifier];
+  // Own keys only: an identifier such as `constructor` must not read Object.prototype.
+  const override = input.overrides !== undefined && Object.hasOwn(input.overrides, prompt.identifier) ? input.overrides[prompt.identifier] : undefined;
   if (override === undefined || prompt.forbidOverrides === true) return expandMacros(prompt.content, env);
   // `{{original}}` is the replaced prompt, expanded first so its own macros resolve too.
   const usesOriginal = findMacros(override).some((match) => match.name === 'original');
@@ -93,7 +97,7 @@ function promptText(prompt: PromptEntry, input: AssembleInput, env: MacroEnviron
  * @param input - preset, history, input, DIO prompt, story draft, variables and names
  * @returns the messages and what was placed where
  * @throws {AssemblerError} PRESET_INVALID, ASSEMBLE_INPUT_INVALID, every DIO_* code of
- *   {@link applyDioCompiledPrompt}, MACRO_SLOT_VARIABLE_UNSET, MACRO_RESERVED_VARIABLE, MACRO_UNKNOWN
+ *   {@link applyDioCompiledPrompt}, DIO_SLOT_OVERRIDDEN (an override targets the DIO slot's prompt), MACRO_SLOT_VARIABLE_UNSET, MACRO_RESERVED_VARIABLE, MACRO_UNKNOWN
  */
 export function assemble(input: AssembleInput): AssembleResult {
   const checked = inputSchema.safeParse(input);
@@ -104,6 +108,7 @@ export function assemble(input: AssembleInput): AssembleResult {
   let dioSlot: DioSlot | undefined;
   if (input.compiledPrompt !== undefined) {
     dioSlot = locateDioSlot(prompts);
+    assertDioSlotNotOverridden(prompts, dioSlot, input.overrides);
     const applied = applyDioCompiledPrompt(prompts, input.compiledPrompt);
     prompts = applied.prompts;
     variables.set(DIO_VARIABLE, applied.variables[DIO_VARIABLE] ?? '');

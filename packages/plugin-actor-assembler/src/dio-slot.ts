@@ -82,9 +82,12 @@ function enabledSlot(prompts: readonly PromptEntry[], slot: DioSlot): DioSlot {
 /**
  * The DIO slot rules (`applyDioCompiledPrompt`): puts a verified compiled character prompt into
  * the one slot of a preset. Rule 1 replaces the whole content of the single `roleplay` prompt
- * (role and order kept); rule 2 turns the single `{{getvar::systemPrompt}}` into
- * `{{getvar::dioCompiledPrompt}}`. Either way `variables.dioCompiledPrompt` is the compiled text.
- * It never appends elsewhere and never picks one of several. The input is not mutated.
+ * (role and order kept) with `{{getvar::dioCompiledPrompt}}`; rule 2 turns the single
+ * `{{getvar::systemPrompt}}` into `{{getvar::dioCompiledPrompt}}`. Either way
+ * `variables.dioCompiledPrompt` is the compiled text, so after macro expansion the slot holds the
+ * compiled prompt verbatim: macros inside it (`{{char}}`, `{{getvar::…}}`, `{{setvar::…}}`) are
+ * external content, never expanded. It never appends elsewhere and never picks one of several.
+ * The input is not mutated.
  * @param prompts - prompts with at least `{identifier, name, role, content}`
  * @param compiledPrompt - the complete compiled character prompt (non-empty)
  * @returns new prompts and the variables to bind
@@ -100,9 +103,30 @@ export function applyDioCompiledPrompt<P extends PromptEntry>(prompts: readonly 
   const slot = locateDioSlot(prompts);
   const next = prompts.map((prompt, index): P => {
     if (index !== slot.index) return { ...prompt };
-    if (slot.rule === 'roleplay') return { ...prompt, content: compiledPrompt };
+    // The compiled prompt is external text: it goes in through the variable, exactly as under
+    // rule 2, so macro expansion places it verbatim instead of reading macros out of it.
+    if (slot.rule === 'roleplay') return { ...prompt, content: DIO_PLACEHOLDER };
     const content = prompt.content.slice(0, slot.offset) + DIO_PLACEHOLDER + prompt.content.slice(slot.offset + slot.length);
     return { ...prompt, content };
   });
   return { prompts: next, variables: { [DIO_VARIABLE]: compiledPrompt } };
+}
+
+/**
+ * Refuses an `overrides` entry aimed at the DIO slot's prompt: on a turn with a compiled prompt
+ * the override would replace the slot's content and drop the DIO prompt (or mix it with other
+ * text), which the seed forbids. An override the prompt ignores (`forbidOverrides: true`) is fine.
+ * @param prompts - the preset's prompts
+ * @param slot - the slot found by {@link locateDioSlot}
+ * @param overrides - replacement content by prompt identifier
+ * @throws {AssemblerError} DIO_SLOT_OVERRIDDEN
+ */
+export function assertDioSlotNotOverridden(prompts: readonly PromptEntry[], slot: DioSlot, overrides: Readonly<Record<string, string>> | undefined): void {
+  if (overrides === undefined || !Object.hasOwn(overrides, slot.identifier)) return;
+  if (prompts[slot.index]?.forbidOverrides === true) return;
+  throw new AssemblerError(
+    'DIO_SLOT_OVERRIDDEN',
+    `An override replaces prompt "${slot.identifier}", which is the DIO slot; it would drop the DIO prompt. Remove the override or put its text in another prompt`,
+    { identifier: slot.identifier },
+  );
 }

@@ -6,6 +6,7 @@
  * - `DIO_NO_SLOT` — no `roleplay` prompt and no `{{getvar::systemPrompt}}` placeholder.
  * - `DIO_AMBIGUOUS_PLACEHOLDER` — no `roleplay` prompt and several `{{getvar::systemPrompt}}`.
  * - `DIO_SLOT_DISABLED` — the one slot exists but its prompt is disabled (the DIO prompt would be lost).
+ * - `DIO_SLOT_OVERRIDDEN` — an `overrides` entry targets the slot's prompt while a DIO prompt is present (it would drop the DIO prompt).
  * - `DIO_COMPILED_PROMPT_INVALID` — the compiled prompt is not a non-empty string.
  * - `PRESET_INVALID` — a preset fails its schema or marker rules.
  * - `MACRO_UNKNOWN` — an unknown macro while `unknownMacros: 'error'`.
@@ -26,6 +27,7 @@ export type AssemblerErrorCode =
   | 'DIO_NO_SLOT'
   | 'DIO_AMBIGUOUS_PLACEHOLDER'
   | 'DIO_SLOT_DISABLED'
+  | 'DIO_SLOT_OVERRIDDEN'
   | 'DIO_COMPILED_PROMPT_INVALID'
   | 'PRESET_INVALID'
   | 'MACRO_UNKNOWN'

@@ -5,6 +5,7 @@ export { assemble } from './assemble.js';
 export type { AssembleInput, AssembleResult } from './assemble.js';
 export {
   applyDioCompiledPrompt,
+  assertDioSlotNotOverridden,
   locateDioSlot,
   DIO_PLACEHOLDER,
   DIO_VARIABLE,
@@ -13,7 +14,7 @@ export {
 } from './dio-slot.js';
 export type { DioSlot, DioSlotResult } from './dio-slot.js';
 export { validatePreset } from './validate-preset.js';
-export type { PresetIssue, PresetReport } from './validate-preset.js';
+export type { PresetIssue, PresetReport, ValidatePresetOptions } from './validate-preset.js';
 export { defaultPreset, parsePreset, PresetSchema, presetRuleIssues, PromptEntrySchema, setPromptEnabled } from './preset.js';
 export type { Preset, PromptEntry, PromptMarker, PromptRole } from './preset.js';
 export { expandMacros, findMacros, isGetvar, SLOT_VARIABLES } from './macros.js';

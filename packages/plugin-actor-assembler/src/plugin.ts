@@ -39,7 +39,10 @@ export interface ActorAssemblerOptions {
   readonly fields?: MacroFields;
   /** Template variables; `contextKeys.templateVariables` overrides them per turn. */
   readonly variables?: Readonly<Record<string, string>>;
-  /** Replacement content by prompt identifier (`{{original}}` = the replaced text). */
+  /**
+   * Replacement content by prompt identifier (`{{original}}` = the replaced text). An entry for the
+   * DIO slot's prompt fails DIO turns with `DIO_SLOT_OVERRIDDEN`; check with `validatePreset(preset, {overrides})`.
+   */
   readonly overrides?: Readonly<Record<string, string>>;
   /** Unknown macros: keep as text (default) or fail. */
   readonly unknownMacros?: 'keep' | 'error';
@@ -99,7 +102,7 @@ export function actorAssemblerPlugin(options: ActorAssemblerOptions = {}): Plugi
   return definePlugin<ActorAssemblerConfig>({
     name: ACTOR_ASSEMBLER_PLUGIN_NAME,
     version: '0.1.0',
-    kernel: '^0.1.0',
+    kernel: '>=0.1.0 <1.0.0',
     configSchema: ActorAssemblerOptionsSchema,
     config: options,
     setup(ctx) {

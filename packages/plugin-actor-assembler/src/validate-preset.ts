@@ -1,4 +1,4 @@
-import { type DioSlot, locateDioSlot } from './dio-slot.js';
+import { type DioSlot, assertDioSlotNotOverridden, locateDioSlot } from './dio-slot.js';
 import { AssemblerError, type AssemblerErrorCode } from './errors.js';
 import { SLOT_VARIABLES, findMacros } from './macros.js';
 import { type Preset, PresetSchema, presetRuleIssues } from './preset.js';
@@ -28,13 +28,28 @@ export interface PresetReport {
   readonly warnings: readonly PresetIssue[];
 }
 
+/** Options of {@link validatePreset}: the settings the preset will be assembled with. */
+export interface ValidatePresetOptions {
+  /**
+   * The `overrides` the app will pass to `assemble` (or the plugin). An entry for the DIO slot's
+   * prompt makes `dio.accepts` false with `DIO_SLOT_OVERRIDDEN`, the code a DIO turn would fail with.
+   */
+  readonly overrides?: Readonly<Record<string, string>>;
+}
+
+// validatePreset never throws, so options from untrusted config that are not a plain object are ignored.
+function overridesRecord(value: unknown): Readonly<Record<string, string>> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, string>) : undefined;
+}
+
 /**
  * Checks a preset ahead of time (at import, not mid-turn): its shape, whether it can take a DIO
  * compiled prompt and why not, and where a story draft would go. Never throws for bad input.
  * @param value - untrusted preset data
+ * @param options - the overrides the preset will be used with (so an override of the DIO slot is caught here)
  * @returns the report
  */
-export function validatePreset(value: unknown): PresetReport {
+export function validatePreset(value: unknown, options: ValidatePresetOptions = {}): PresetReport {
   const parsed = PresetSchema.safeParse(value);
   const prompts = parsed.success ? parsed.data.prompts : Array.isArray((value as Preset | undefined)?.prompts) ? (value as Preset).prompts : [];
   const issues: PresetIssue[] = parsed.success
@@ -49,7 +64,10 @@ export function validatePreset(value: unknown): PresetReport {
   }
   let dio: PresetReport['dio'];
   try {
-    dio = { accepts: true, slot: locateDioSlot(prompts.filter((prompt) => typeof prompt?.name === 'string' && typeof prompt.content === 'string')) };
+    const usable = prompts.filter((prompt) => typeof prompt?.name === 'string' && typeof prompt.content === 'string');
+    const slot = locateDioSlot(usable);
+    assertDioSlotNotOverridden(usable, slot, overridesRecord(options?.overrides));
+    dio = { accepts: true, slot };
   } catch (error) {
     if (!AssemblerError.isInstance(error)) throw error;
     dio = { accepts: false, reason: { code: error.code, message: error.message } };

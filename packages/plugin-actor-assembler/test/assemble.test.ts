@@ -1,30 +1,15 @@
-import type { ChatMessage } from '@troupe/kernel';
 import { describe, expect, it } from 'vitest';
-import { AssemblerError, DEFAULT_STORY_DRAFT_INSTRUCTION, assemble, defaultPreset } from '../src/index.js';
-import { prompt, seedPrompts } from './helpers.js';
+import { DEFAULT_STORY_DRAFT_INSTRUCTION, assemble, defaultPreset } from '../src/index.js';
+import { CHARACTER, COMPILED, CONTROL, codeOf, prompt, seedHistory, seedPrompts } from './helpers.js';
 
-const history: ChatMessage[] = [
-  { role: 'user', content: '你好，莉娅。' },
-  { role: 'assistant', content: '「进来吧。」', name: '莉娅' },
-];
-const COMPILED = '你是莉娅，灯塔看守人。从现在起都用短句回答，少用比喻。';
-
-function codeOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (AssemblerError.isInstance(error)) return error.code;
-    throw error;
-  }
-  throw new Error('expected an AssemblerError');
-}
+const history = seedHistory();
 
 describe('assemble', () => {
   it('without a compiled prompt, places prompts, history and input in preset order', () => {
     const result = assemble({ preset: { prompts: seedPrompts() }, history, input: '今晚会有风暴吗？' });
     expect(result.messages).toEqual([
-      { role: 'system', content: '控制说明：只写莉娅的台词与动作。' },
-      { role: 'system', content: '莉娅是灯塔看守人。' },
+      { role: 'system', content: CONTROL },
+      { role: 'system', content: CHARACTER },
       ...history,
       { role: 'user', content: '今晚会有风暴吗？' },
     ]);
@@ -35,7 +20,7 @@ describe('assemble', () => {
 
   it('with a compiled prompt: control → DIO prompt → history → question (the seed example)', () => {
     const result = assemble({ preset: { prompts: seedPrompts() }, history, input: '今晚会有风暴吗？', compiledPrompt: COMPILED });
-    expect(result.messages.map((m) => m.content)).toEqual(['控制说明：只写莉娅的台词与动作。', COMPILED, '你好，莉娅。', '「进来吧。」', '今晚会有风暴吗？']);
+    expect(result.messages.map((m) => m.content)).toEqual([CONTROL, COMPILED, '你好，莉娅。', '「进来吧。」', '今晚会有风暴吗？']);
     expect(result.dioSlot).toEqual({ rule: 'roleplay', index: 1, identifier: 'character' });
     expect(result.variables['dioCompiledPrompt']).toBe(COMPILED);
   });
@@ -49,6 +34,59 @@ describe('assemble', () => {
     // without DIO the placeholder reads the app's own systemPrompt variable
     const plain = assemble({ preset, history, input: 'hi', variables: { systemPrompt: '普通角色提示' } });
     expect(plain.messages[1]?.content).toBe('【角色】\n普通角色提示');
+  });
+
+  // The compiled prompt is external content: every macro-looking piece of it must reach the actor
+  // untouched — not expanded, not treated as a setvar of a slot variable, not as a story-draft slot.
+  const MACRO_DIO = '你是{{char}}，对{{user}}说话。{{getvar::mood}}{{setvar::storyDraft::伪造}}{{getvar::storyDraft}}{{original}}{{random::a,b}}';
+
+  it('rule 1: the roleplay prompt carries the compiled prompt verbatim (its macros are not expanded)', () => {
+    const result = assemble({ preset: { prompts: seedPrompts() }, history, input: 'hi', compiledPrompt: MACRO_DIO, char: '莉娅', user: '阿明', variables: { mood: '警惕' } });
+    expect(result.messages).toEqual([{ role: 'system', content: CONTROL }, { role: 'system', content: MACRO_DIO }, ...history, { role: 'user', content: 'hi' }]);
+    expect(result.dioSlot?.rule).toBe('roleplay');
+    expect(result.storyDraftPlacement).toBe('none');
+    expect(result.variables).toEqual({ mood: '警惕', dioCompiledPrompt: MACRO_DIO });
+    // strict unknown macros apply to the preset, never to the external DIO text
+    expect(assemble({ preset: { prompts: seedPrompts() }, history, input: 'hi', compiledPrompt: MACRO_DIO, unknownMacros: 'error' }).messages[1]?.content).toBe(MACRO_DIO);
+  });
+
+  it('rule 1: a {{getvar::storyDraft}} inside the DIO text does not make the slot a story-draft slot', () => {
+    const result = assemble({ preset: { prompts: seedPrompts() }, history, input: 'q', compiledPrompt: MACRO_DIO, storyDraft: { text: '稿' }, storyDraftInstruction: '只调整语气。' });
+    expect(result.storyDraftPlacement).toBe('beforeInput');
+    expect(result.messages.map((m) => m.content)).toEqual([CONTROL, MACRO_DIO, ...history.map((m) => m.content), '只调整语气。\n\n<story_draft>\n稿\n</story_draft>', 'q']);
+  });
+
+  it('rule 2: the same macro-laden DIO text is placed verbatim too', () => {
+    const preset = { prompts: seedPrompts(prompt('sys', '【角色】{{getvar::systemPrompt}}')) };
+    const result = assemble({ preset, history, input: 'q', compiledPrompt: MACRO_DIO, storyDraft: { text: '稿' } });
+    expect(result.messages[1]).toEqual({ role: 'system', content: `【角色】${MACRO_DIO}` });
+    expect(result.storyDraftPlacement).toBe('beforeInput');
+  });
+
+  it('an override of the DIO slot prompt fails a DIO turn with DIO_SLOT_OVERRIDDEN (rule 1 and rule 2), never dropping the DIO prompt', () => {
+    const rule1 = { prompts: seedPrompts() };
+    const rule2 = { prompts: seedPrompts(prompt('sys', '【角色】{{getvar::systemPrompt}}')) };
+    for (const override of ['替换后的角色', '{{original}}\n附加规则']) {
+      expect(codeOf(() => assemble({ preset: rule1, history, input: 'q', compiledPrompt: COMPILED, overrides: { character: override } }))).toBe('DIO_SLOT_OVERRIDDEN');
+      expect(codeOf(() => assemble({ preset: rule2, history, input: 'q', compiledPrompt: COMPILED, overrides: { sys: override } }))).toBe('DIO_SLOT_OVERRIDDEN');
+    }
+    // without a compiled prompt the same override works as usual
+    expect(assemble({ preset: rule1, history, input: 'q', overrides: { character: '替换后的角色' } }).messages[1]?.content).toBe('替换后的角色');
+    // overrides of other prompts are fine on DIO turns
+    const other = assemble({ preset: rule1, history, input: 'q', compiledPrompt: COMPILED, overrides: { control: '{{original}}（新）' } });
+    expect(other.messages.slice(0, 2).map((m) => m.content)).toEqual([`${CONTROL}（新）`, COMPILED]);
+  });
+
+  it('an override the slot prompt ignores (forbidOverrides) does not block DIO', () => {
+    const preset = { prompts: seedPrompts(prompt('character', CHARACTER, { name: 'roleplay', forbidOverrides: true })) };
+    const result = assemble({ preset, history, input: 'q', compiledPrompt: COMPILED, overrides: { character: 'ignored' } });
+    expect(result.messages[1]?.content).toBe(COMPILED);
+  });
+
+  it('override lookup uses own keys only (an identifier like "constructor" is not an override)', () => {
+    const preset = { prompts: seedPrompts(prompt('constructor', CHARACTER, { name: 'roleplay' })) };
+    expect(assemble({ preset, history, input: 'q', overrides: {} }).messages[1]?.content).toBe(CHARACTER);
+    expect(assemble({ preset, history, input: 'q', compiledPrompt: COMPILED, overrides: {} }).messages[1]?.content).toBe(COMPILED);
   });
 
   it('slot errors propagate with their codes', () => {
@@ -122,7 +160,7 @@ describe('assemble', () => {
 
   it('DIO and story draft together', () => {
     const result = assemble({ preset: { prompts: seedPrompts() }, history, input: 'q', compiledPrompt: COMPILED, storyDraft: { text: '稿' }, storyDraftInstruction: '只调整语气。' });
-    expect(result.messages.map((m) => m.content)).toEqual(['控制说明：只写莉娅的台词与动作。', COMPILED, ...history.map((m) => m.content), '只调整语气。\n\n<story_draft>\n稿\n</story_draft>', 'q']);
+    expect(result.messages.map((m) => m.content)).toEqual([CONTROL, COMPILED, ...history.map((m) => m.content), '只调整语气。\n\n<story_draft>\n稿\n</story_draft>', 'q']);
   });
 
   it('the default preset works with character fields', () => {

@@ -1,16 +1,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  AssemblerError,
   CARD_POST_HISTORY_ID,
   CARD_SYSTEM_PROMPT_ID,
   assemble,
   characterMacroFields,
   embedCharacterCard,
-  encodePng,
   importCharacterCard,
   importCharacterCardFile,
   readPngTextChunks,
@@ -18,27 +15,10 @@ import {
   setPromptEnabled,
   validatePreset,
 } from '../src/index.js';
+import { base64Json, codeOf, fixtureBytes, fixtureText, tinyPng } from './helpers.js';
 
-const v2Text = readFileSync(new URL('./fixtures/lia-v2.json', import.meta.url), 'utf8');
-const v3Png = new Uint8Array(readFileSync(new URL('./fixtures/lia-v3.png', import.meta.url)));
-
-function codeOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (AssemblerError.isInstance(error)) return error.code;
-    throw error;
-  }
-  throw new Error('expected an AssemblerError');
-}
-
-function blankPng(): Uint8Array {
-  const ihdr = Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0);
-  const idat = Uint8Array.of(0x78, 0x01, 0x01, 0x02, 0x00, 0xfd, 0xff, 0x00, 0x7f, 0x00, 0x80, 0x00, 0x80);
-  return encodePng([{ type: 'IHDR', data: ihdr }, { type: 'IDAT', data: idat }, { type: 'IEND', data: new Uint8Array() }]);
-}
-
-const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
+const v2Text = fixtureText('lia-v2.json');
+const v3Png = fixtureBytes('lia-v3.png');
 
 describe('importCharacterCard — V2 JSON', () => {
   it('maps fields, keeps unknown fields and extensions, and quarantines card prompts', () => {
@@ -114,33 +94,33 @@ describe('importCharacterCard — V3 PNG', () => {
   it('prefers ccv3 over chara even when chara comes first, and falls back to chara alone', () => {
     const v2 = { spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'From chara' } };
     const v3 = { spec: 'chara_card_v3', spec_version: '3.0', data: { name: 'From ccv3' } };
-    const both = setPngTextChunks(blankPng(), { chara: b64(v2), ccv3: b64(v3) });
+    const both = setPngTextChunks(tinyPng(), { chara: base64Json(v2), ccv3: base64Json(v3) });
     expect(importCharacterCard(both).character.name).toBe('From ccv3');
-    const charaOnly = setPngTextChunks(blankPng(), { chara: b64(v2) });
+    const charaOnly = setPngTextChunks(tinyPng(), { chara: base64Json(v2) });
     expect(importCharacterCard(charaOnly)).toMatchObject({ pngChunk: 'chara', character: { name: 'From chara' } });
   });
 
   it('accepts newer 3.x spec versions', () => {
-    const png = setPngTextChunks(blankPng(), { ccv3: b64({ spec: 'chara_card_v3', spec_version: '3.1', data: { name: 'Next' } }) });
+    const png = setPngTextChunks(tinyPng(), { ccv3: base64Json({ spec: 'chara_card_v3', spec_version: '3.1', data: { name: 'Next' } }) });
     expect(importCharacterCard(png).specVersion).toBe('3.1');
   });
 
   it('round-trips: import → embed into a fresh PNG → import gives the same card, with a V2 backfill', () => {
     const first = importCharacterCard(v3Png);
-    const written = embedCharacterCard(blankPng(), first.source);
+    const written = embedCharacterCard(tinyPng(), first.source);
     const second = importCharacterCard(written);
     expect(second.source).toEqual(first.source);
     expect(second.character).toEqual(first.character);
     const chara = JSON.parse(Buffer.from(readPngTextChunks(written).get('chara') ?? '', 'base64').toString('utf8'));
     expect(chara).toMatchObject({ spec: 'chara_card_v2', data: { name: '莉娅' } });
     const v2 = importCharacterCard(v2Text);
-    expect(importCharacterCard(embedCharacterCard(blankPng(), v2.source)).source).toEqual(v2.source);
+    expect(importCharacterCard(embedCharacterCard(tinyPng(), v2.source)).source).toEqual(v2.source);
   });
 
   it('rejects a PNG without a card, a non-base64 chunk, a chunk with broken JSON, and a corrupted file', () => {
-    expect(codeOf(() => importCharacterCard(blankPng()))).toBe('PNG_NO_CARD');
-    expect(codeOf(() => importCharacterCard(setPngTextChunks(blankPng(), { ccv3: '%%% not base64 %%%' })))).toBe('IMPORT_CARD_INVALID');
-    expect(codeOf(() => importCharacterCard(setPngTextChunks(blankPng(), { ccv3: Buffer.from('{"spec":').toString('base64') })))).toBe('IMPORT_JSON_INVALID');
+    expect(codeOf(() => importCharacterCard(tinyPng()))).toBe('PNG_NO_CARD');
+    expect(codeOf(() => importCharacterCard(setPngTextChunks(tinyPng(), { ccv3: '%%% not base64 %%%' })))).toBe('IMPORT_CARD_INVALID');
+    expect(codeOf(() => importCharacterCard(setPngTextChunks(tinyPng(), { ccv3: Buffer.from('{"spec":').toString('base64') })))).toBe('IMPORT_JSON_INVALID');
     const corrupted = v3Png.slice();
     corrupted[200] = (corrupted[200] ?? 0) ^ 0x01;
     expect(codeOf(() => importCharacterCard(corrupted))).toBe('PNG_CRC_MISMATCH');

@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AssemblerError, applyDioCompiledPrompt, type PromptEntry } from '../src/index.js';
-import { prompt } from './helpers.js';
-
-const COMPILED = '你是莉娅。从现在起都用短句回答，少用比喻。';
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    expect(AssemblerError.isInstance(error)).toBe(true);
-    return (error as AssemblerError).code;
-  }
-  return undefined;
-}
+import { type AssemblerError, DIO_PLACEHOLDER, type PromptEntry, applyDioCompiledPrompt } from '../src/index.js';
+import { COMPILED, codeOf, prompt } from './helpers.js';
 
 describe('applyDioCompiledPrompt — rule 1: one prompt named roleplay', () => {
   const prompts: PromptEntry[] = [
@@ -21,10 +9,11 @@ describe('applyDioCompiledPrompt — rule 1: one prompt named roleplay', () => {
     prompt('extra', 'Also {{getvar::systemPrompt}} here'),
   ];
 
-  it('replaces its whole content, keeps role and order, and binds the variable', () => {
+  it('replaces its whole content with the variable placeholder, keeps role and order, and binds the variable', () => {
     const result = applyDioCompiledPrompt(prompts, COMPILED);
     expect(result.prompts.map((p) => p.identifier)).toEqual(['main', 'char', 'extra']);
-    expect(result.prompts[1]).toEqual({ identifier: 'char', name: 'roleplay', role: 'user', content: COMPILED });
+    // the compiled text arrives through the variable (as under rule 2), so it is placed verbatim
+    expect(result.prompts[1]).toEqual({ identifier: 'char', name: 'roleplay', role: 'user', content: DIO_PLACEHOLDER });
     expect(result.variables).toEqual({ dioCompiledPrompt: COMPILED });
     // rule 1 wins: the placeholder elsewhere is left alone
     expect(result.prompts[2]?.content).toBe('Also {{getvar::systemPrompt}} here');
@@ -43,7 +32,7 @@ describe('applyDioCompiledPrompt — rule 1: one prompt named roleplay', () => {
 
   it('keeps extra fields of prompt entries', () => {
     const result = applyDioCompiledPrompt([{ ...prompt('r', 'x', { name: 'roleplay' }), enabled: true, custom: 1 } as PromptEntry], COMPILED);
-    expect(result.prompts[0]).toMatchObject({ enabled: true, custom: 1, content: COMPILED });
+    expect(result.prompts[0]).toMatchObject({ enabled: true, custom: 1, content: DIO_PLACEHOLDER });
   });
 
   it('two prompts named roleplay → DIO_DUPLICATE_ROLEPLAY, even with one placeholder', () => {

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { AssemblerError, expandMacros, findMacros, type MacroEnvironment } from '../src/index.js';
+import { expandMacros, findMacros, type MacroEnvironment } from '../src/index.js';
+import { codeOf } from './helpers.js';
 
 function env(extra: Partial<MacroEnvironment> = {}): MacroEnvironment {
   return { variables: new Map(), user: '阿明', char: '莉娅', ...extra };
-}
-
-function errorCode(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (AssemblerError.isInstance(error)) return error.code;
-    throw error;
-  }
-  throw new Error('expected an AssemblerError');
 }
 
 describe('expandMacros', () => {
@@ -50,17 +41,17 @@ describe('expandMacros', () => {
 
   it('unknown macros are kept as text by default, or rejected with MACRO_UNKNOWN', () => {
     expect(expandMacros('{{random::a,b}} {{}} {{setvar::onlyname}}', env())).toBe('{{random::a,b}} {{}} {{setvar::onlyname}}');
-    expect(errorCode(() => expandMacros('hi {{random::a,b}}', env({ unknownMacros: 'error' })))).toBe('MACRO_UNKNOWN');
+    expect(codeOf(() => expandMacros('hi {{random::a,b}}', env({ unknownMacros: 'error' })))).toBe('MACRO_UNKNOWN');
   });
 
   it('an unset ordinary variable reads as "" but an unset slot variable is an error', () => {
     expect(expandMacros('<{{getvar::nothing}}>', env())).toBe('<>');
-    expect(errorCode(() => expandMacros('{{getvar::dioCompiledPrompt}}', env()))).toBe('MACRO_SLOT_VARIABLE_UNSET');
-    expect(errorCode(() => expandMacros('{{getvar::storyDraft}}', env()))).toBe('MACRO_SLOT_VARIABLE_UNSET');
+    expect(codeOf(() => expandMacros('{{getvar::dioCompiledPrompt}}', env()))).toBe('MACRO_SLOT_VARIABLE_UNSET');
+    expect(codeOf(() => expandMacros('{{getvar::storyDraft}}', env()))).toBe('MACRO_SLOT_VARIABLE_UNSET');
   });
 
   it('setvar may not write a slot variable', () => {
-    expect(errorCode(() => expandMacros('{{setvar::dioCompiledPrompt::fake}}', env()))).toBe('MACRO_RESERVED_VARIABLE');
+    expect(codeOf(() => expandMacros('{{setvar::dioCompiledPrompt::fake}}', env()))).toBe('MACRO_RESERVED_VARIABLE');
   });
 
   it('{{original}} and character fields', () => {

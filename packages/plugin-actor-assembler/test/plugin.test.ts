@@ -2,10 +2,7 @@ import { type PluginDefinition, KernelError, contextKeys, definePlugin } from '@
 import { createTestHarness } from '@troupe/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AssemblerError, DIO_APPLIED_EVENT, type PromptEntry, actorAssemblerPlugin, splitPreparedHistory } from '../src/index.js';
-import { prompt, seedPrompts } from './helpers.js';
-
-const COMPILED = '你是莉娅，灯塔看守人。从现在起都用短句回答，少用比喻。';
-const CONTROL = '控制说明：只写莉娅的台词与动作。';
+import { CHARACTER, COMPILED, CONTROL, prompt, seedPrompts } from './helpers.js';
 
 /** A tiny upstream plugin that puts turn materials into the context, as the DIO / story plugins do. */
 function materials(values: { compiled?: string; draft?: string; variables?: Record<string, string> }): PluginDefinition {
@@ -27,8 +24,9 @@ afterEach(async () => {
   while (closers.length > 0) await closers.pop()?.();
 });
 
-async function boot(prompts: PromptEntry[], upstream: { compiled?: string; draft?: string; variables?: Record<string, string> } = {}) {
-  const test = await createTestHarness({ plugins: [materials(upstream), actorAssemblerPlugin({ preset: { prompts }, char: '莉娅', user: '阿明' })] });
+async function boot(prompts: PromptEntry[], upstream: { compiled?: string; draft?: string; variables?: Record<string, string> } = {}, overrides?: Record<string, string>) {
+  const plugin = actorAssemblerPlugin({ preset: { prompts }, char: '莉娅', user: '阿明', ...(overrides !== undefined ? { overrides } : {}) });
+  const test = await createTestHarness({ plugins: [materials(upstream), plugin] });
   closers.push(() => test.harness.close());
   return test;
 }
@@ -46,19 +44,19 @@ describe('actorAssemblerPlugin in the kernel', () => {
     expect(contents).toEqual([CONTROL, COMPILED, '你好，莉娅。', 'echo: 你好，莉娅。', '灯塔冷吗？', 'echo: 灯塔冷吗？', '今晚会有风暴吗？']);
     expect(result.prepared.history.map((m) => m.role)).toEqual(['system', 'system', 'user', 'assistant', 'user', 'assistant', 'user']);
     // the old character text is gone from the slot, not kept or appended elsewhere
-    expect(contents.some((c) => c.includes('莉娅是灯塔看守人。'))).toBe(false);
+    expect(contents.some((c) => c.includes(CHARACTER))).toBe(false);
     // what the actor model really received
     const actorCalls = model.callsFor('actor');
     expect(actorCalls).toHaveLength(3);
     expect(actorCalls[2]?.messages).toEqual(result.prepared.history);
-    expect(actorCalls[0]?.messages.map((m) => m.content)).toEqual([CONTROL, '莉娅是灯塔看守人。', '你好，莉娅。']);
+    expect(actorCalls[0]?.messages.map((m) => m.content)).toEqual([CONTROL, CHARACTER, '你好，莉娅。']);
     expect(result.events.some((e) => e.type === DIO_APPLIED_EVENT && (e.data as { rule: string }).rule === 'roleplay')).toBe(true);
   });
 
   it('without a compiled prompt nothing is replaced', async () => {
     const { harness } = await boot(seedPrompts());
     const result = await harness.runTurn({ sessionId: 's2', text: '问题' });
-    expect(result.prepared.history.map((m) => m.content)).toEqual([CONTROL, '莉娅是灯塔看守人。', '问题']);
+    expect(result.prepared.history.map((m) => m.content)).toEqual([CONTROL, CHARACTER, '问题']);
     expect(result.events.some((e) => e.type === DIO_APPLIED_EVENT)).toBe(false);
   });
 
@@ -66,8 +64,9 @@ describe('actorAssemblerPlugin in the kernel', () => {
     ['DIO_DUPLICATE_ROLEPLAY', [...seedPrompts(), prompt('again', 'x', { name: 'roleplay' })]],
     ['DIO_NO_SLOT', seedPrompts(prompt('plain', 'plain text'))],
     ['DIO_AMBIGUOUS_PLACEHOLDER', [...seedPrompts(prompt('a', '{{getvar::systemPrompt}}')), prompt('b', '{{getvar::systemPrompt}}')]],
-  ])('%s fails the turn (KERNEL_HOOK_FAILED, not degraded) and the actor is never called', async (code, prompts) => {
-    const { harness, model, sessionLog } = await boot(prompts as PromptEntry[], { compiled: COMPILED });
+    ['DIO_SLOT_OVERRIDDEN', seedPrompts(), { character: '{{original}}' }],
+  ])('%s fails the turn (KERNEL_HOOK_FAILED, not degraded) and the actor is never called', async (code, prompts, overrides?: Record<string, string>) => {
+    const { harness, model, sessionLog } = await boot(prompts as PromptEntry[], { compiled: COMPILED }, overrides);
     const failure = await harness.runTurn({ sessionId: 's3', text: '问题' }).then(
       () => undefined,
       (error: unknown) => error,

@@ -1,26 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { AssemblerError, crc32, encodePng, readPngChunks, readPngTextChunks, setPngTextChunks } from '../src/index.js';
+import { crc32, encodePng, readPngChunks, readPngTextChunks, setPngTextChunks } from '../src/index.js';
+import { codeOf, fixtureBytes, tinyPng } from './helpers.js';
 
-const fixture = new Uint8Array(readFileSync(new URL('./fixtures/lia-v3.png', import.meta.url)));
-
-function codeOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (AssemblerError.isInstance(error)) return error.code;
-    throw error;
-  }
-  throw new Error('expected an AssemblerError');
-}
-
-/** A minimal valid PNG built from raw bytes: IHDR, IDAT (stored deflate), IEND. */
-function tinyPng(extra: { type: string; data: Uint8Array }[] = []): Uint8Array {
-  const ihdr = Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0);
-  const idat = Uint8Array.of(0x78, 0x01, 0x01, 0x02, 0x00, 0xfd, 0xff, 0x00, 0x7f, 0x00, 0x80, 0x00, 0x80);
-  return encodePng([{ type: 'IHDR', data: ihdr }, ...extra, { type: 'IDAT', data: idat }, { type: 'IEND', data: new Uint8Array() }]);
-}
+const fixture = fixtureBytes('lia-v3.png');
 
 describe('PNG chunks', () => {
   it('crc32 agrees with node:zlib', () => {

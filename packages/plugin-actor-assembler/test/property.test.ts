@@ -24,10 +24,16 @@ const presetArb = fc
     return { prompts };
   });
 
+// Markers no generated text can contain (fast-check's default strings are ASCII), so counting
+// occurrences of them is exact.
+const INPUT_TOKEN = '\u{E000}输入';
+const DIO_TOKEN = '\u{E001}DIO';
+
 describe('assembly properties', () => {
   it('never drops or reorders history messages, and places the input exactly once', () => {
     fc.assert(
-      fc.property(presetArb, fc.array(messageArb, { maxLength: 40 }), fc.string({ minLength: 1 }), fc.option(fc.string({ minLength: 1 }), { nil: undefined }), (preset, history, input, draft) => {
+      fc.property(presetArb, fc.array(messageArb, { maxLength: 40 }), textArb, fc.option(fc.string({ minLength: 1 }), { nil: undefined }), (preset, history, rest, draft) => {
+        const input = `${INPUT_TOKEN}${rest}`;
         const { messages } = assemble({ preset, history, input, ...(draft !== undefined ? { storyDraft: { text: draft } } : {}) });
         // the history appears as one contiguous run of the very same objects, in order
         const start = history.length === 0 ? 0 : messages.indexOf(history[0]!);
@@ -36,21 +42,30 @@ describe('assembly properties', () => {
         history.forEach((message, index) => {
           expect(messages[start + index]).toBe(message);
         });
-        const inputs = messages.filter((m) => m.role === 'user' && m.content === input && !history.includes(m));
-        expect(inputs.length).toBeGreaterThanOrEqual(1);
+        // the input token is in exactly one message, and that message is the verbatim input
+        const carriers = messages.filter((m) => m.content.includes(INPUT_TOKEN));
+        expect(carriers).toEqual([{ role: 'user', content: input }]);
+        // without a userInput marker it goes behind the history (after the draft message, if any)
+        if (history.length > 0 && !preset.prompts.some((p) => p.marker === 'userInput')) {
+          expect(messages.indexOf(carriers[0]!)).toBe(start + history.length + (draft !== undefined ? 1 : 0));
+        }
       }),
       { numRuns: runs },
     );
   });
 
-  it('with a DIO prompt, the history is still intact and the compiled prompt appears exactly where the slot is', () => {
+  it('with a DIO prompt, the history is still intact and the compiled prompt appears once, verbatim, where the slot is', () => {
     fc.assert(
-      fc.property(presetArb, fc.array(messageArb, { maxLength: 20 }), fc.string({ minLength: 1 }).filter((s) => s.trim() !== ''), (preset, history, compiled) => {
+      fc.property(presetArb, fc.array(messageArb, { maxLength: 20 }), textArb, (preset, history, rest) => {
+        // random text (macros included) after the token: the slot must carry it unexpanded
+        const compiled = `${DIO_TOKEN}${rest}`;
         const withSlot = { prompts: [{ identifier: 'slot', name: 'roleplay', role: 'system' as const, content: 'old' }, ...preset.prompts.map((p) => ({ ...p, name: p.name === 'roleplay' ? 'x' : p.name }))] };
-        const { messages } = assemble({ preset: withSlot, history, input: 'q', compiledPrompt: `DIO:${compiled}` });
+        const { messages } = assemble({ preset: withSlot, history, input: 'q', compiledPrompt: compiled });
         const start = history.length === 0 ? 0 : messages.indexOf(history[0]!);
         expect(messages.slice(start, start + history.length)).toEqual(history);
-        expect(messages.some((m) => m.content.startsWith('DIO:'))).toBe(true);
+        expect(messages.filter((m) => m.content.includes(DIO_TOKEN))).toEqual([{ role: 'system', content: compiled }]);
+        // the slot is the first prompt, so the compiled prompt is the first message
+        expect(messages[0]).toEqual({ role: 'system', content: compiled });
       }),
       { numRuns: runs },
     );

@@ -1,8 +1,8 @@
 import { contextKeys, createHarness, definePlugin } from '@troupe/kernel';
 import { MemorySessionLog, ScriptedChatModel } from '@troupe/kernel/testing';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type Preset, actorAssemblerPlugin, characterMacroFields, importCharacterCard } from '../src/index.js';
+import { fixtureBytes } from './helpers.js';
 
 describe('README smallest example', () => {
   it('runs as documented', async () => {
@@ -32,7 +32,7 @@ describe('README smallest example', () => {
   });
 
   it('an imported card plugs straight into the plugin options', async () => {
-    const card = importCharacterCard(new Uint8Array(readFileSync(new URL('./fixtures/lia-v3.png', import.meta.url))));
+    const card = importCharacterCard(fixtureBytes('lia-v3.png'));
     const harness = await createHarness({
       plugins: [actorAssemblerPlugin({ preset: card.preset, char: card.character.displayName, user: '阿明', fields: characterMacroFields(card.character) })],
       model: new ScriptedChatModel(),

@@ -1,19 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AssemblerError, assemble, importSillyTavernPreset, setPromptEnabled, validatePreset } from '../src/index.js';
+import { assemble, importSillyTavernPreset, setPromptEnabled, validatePreset } from '../src/index.js';
+import { codeOf, fixtureText } from './helpers.js';
 
-const presetText = readFileSync(new URL('./fixtures/st-preset.json', import.meta.url), 'utf8');
+const presetText = fixtureText('st-preset.json');
 const RULES_ID = '8f3c1a2e-6f0b-4a53-9d0e-2b7c5d4e1f90';
-
-function codeOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (AssemblerError.isInstance(error)) return error.code;
-    throw error;
-  }
-  throw new Error('expected an AssemblerError');
-}
 
 describe('importSillyTavernPreset', () => {
   it('uses the global prompt_order (100001): order, enabled flags, markers as macros', () => {

@@ -32,6 +32,21 @@ describe('validatePreset', () => {
     }
   });
 
+  it('with the overrides it will be used with: an override of the DIO slot prompt → DIO_SLOT_OVERRIDDEN (the code a DIO turn fails with)', () => {
+    const rule1 = validatePreset({ prompts: seedPrompts() }, { overrides: { character: '{{original}} 附加' } });
+    expect(rule1.ok).toBe(true);
+    expect(rule1.dio).toMatchObject({ accepts: false, reason: { code: 'DIO_SLOT_OVERRIDDEN' } });
+    const rule2 = validatePreset({ prompts: seedPrompts(prompt('sys', 'x {{getvar::systemPrompt}}')) }, { overrides: { sys: 'y' } });
+    expect(rule2.dio).toMatchObject({ accepts: false, reason: { code: 'DIO_SLOT_OVERRIDDEN' } });
+    // overrides of other prompts, or of a slot that ignores overrides, are fine
+    expect(validatePreset({ prompts: seedPrompts() }, { overrides: { control: 'c' } }).dio.accepts).toBe(true);
+    const locked = seedPrompts(prompt('character', 'x', { name: 'roleplay', forbidOverrides: true }));
+    expect(validatePreset({ prompts: locked }, { overrides: { character: 'y' } }).dio.accepts).toBe(true);
+    // bad options never make it throw
+    expect(validatePreset({ prompts: seedPrompts() }, null as never).dio.accepts).toBe(true);
+    expect(validatePreset({ prompts: seedPrompts() }, { overrides: 'nope' as never }).dio.accepts).toBe(true);
+  });
+
   it('reports structural issues with paths, and still judges DIO as far as it can', () => {
     const report = validatePreset({ prompts: [prompt('a', 'A', { name: 'roleplay' }), prompt('a', 'B'), { identifier: 'x', role: 'narrator' }] });
     expect(report.ok).toBe(false);

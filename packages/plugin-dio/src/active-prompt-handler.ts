@@ -70,7 +70,7 @@ async function lookupActivePrompt(ctx: TurnContext, client: DioClient, config: D
     });
   } catch (error) {
     if (ctx.signal.aborted) throw abortReason(ctx.signal);
-    ctx.logger.warn('DIO active prompt degraded', { ...where, error: failureData(error) });
+    // The client already wrote this failure's one log line; the event is the record of the turn.
     ctx.events.append(DIO_EVENTS.activePromptDegraded, { ...where, ...failureData(error) });
   }
 }

@@ -143,9 +143,11 @@ export class DioClient {
         message: input.instruction,
         language: input.language,
       });
+      // Each try gets its own request timeout (never more than the budget left), so a hanging
+      // service leaves room for a retry instead of eating the whole budget in one request.
       const { json } = await retryWithinBudget(this.#clock, this.#retryBudgetMs, signal, (remainingMs) =>
         requestJson({
-          ...this.#base('POST', '/v1/chat', input.userAuthorization, signal, remainingMs, 'schedule'),
+          ...this.#base('POST', '/v1/chat', input.userAuthorization, signal, Math.min(this.#timeoutMs, remainingMs), 'schedule'),
           body,
         }),
       );
@@ -164,9 +166,12 @@ export class DioClient {
   }
 
   /**
-   * Polls `GET /v1/director/tasks/by-request/{requestId}` every interval (at most one request in
-   * flight) until the task is terminal. A transient failure is just a missed poll; a permanent one
-   * ends the wait. A `succeeded` task may still have `promptChanged: false`.
+   * Polls `GET /v1/director/tasks/by-request/{requestId}` on a fixed grid (t = 0, interval,
+   * 2 × interval …), at most one request in flight, until the task is terminal. A poll that
+   * answers after one or more grid points have passed skips them: the next poll starts at the
+   * first grid point not before its answer, so there is never a catch-up burst. A transient
+   * failure is just a missed poll; a permanent one ends the wait. A `succeeded` task may still
+   * have `promptChanged: false`.
    * @param requestId - the DIO request id (`<turnRequestId>:dio`)
    * @param options - signal, budget (16 min), interval (1 s), authorization
    * @returns the terminal task status
@@ -182,6 +187,8 @@ export class DioClient {
       const start = this.#clock.now();
       const deadline = start + budgetMs;
       let lastFailure: unknown;
+      // Index of the grid point the current poll started on.
+      let tick = 0;
       for (;;) {
         const remaining = deadline - this.#clock.now();
         if (remaining <= 0) break;
@@ -201,8 +208,10 @@ export class DioClient {
           lastFailure = error;
         }
         // Fixed cadence from the start (t = 0, 1, 2 … s), not "1 s after the answer", so a slow
-        // service never stretches the number of polls past budget / interval + 1.
-        const nextTick = start + polls * intervalMs;
+        // service never stretches the number of polls past budget / interval + 1; grid points
+        // that passed while a slow poll was in flight are skipped, never made up in a burst.
+        tick = Math.max(tick + 1, Math.ceil((this.#clock.now() - start) / intervalMs));
+        const nextTick = start + tick * intervalMs;
         const wake = Math.min(nextTick, deadline);
         const wait = wake - this.#clock.now();
         if (wait > 0) await this.#clock.sleep(wait, signal);

@@ -42,7 +42,7 @@ export function dioPlugin(options: DioPluginOptions): PluginDefinition<DioPlugin
   return definePlugin<DioPluginConfig>({
     name: DIO_PLUGIN_NAME,
     version: '0.1.0',
-    kernel: '^0.1.0',
+    kernel: '>=0.1.0 <1.0.0',
     configSchema: DioPluginConfigSchema,
     config,
     setup(ctx) {

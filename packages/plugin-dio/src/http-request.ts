@@ -31,8 +31,10 @@ export interface JsonResponse {
 
 /**
  * Sends one request and classifies every failure: 429/5xx, connection errors and timeouts are
- * transient; other 4xx and unparseable bodies are permanent. Cancellation is not a failure: when
- * `signal` aborts, this rejects with its reason.
+ * transient; other 4xx, unparseable bodies and bodies over {@link MAX_RESPONSE_BYTES} are
+ * permanent. The body is read incrementally and the connection is dropped as soon as it passes
+ * the cap. Header values (the player's authorization) are redacted from every error message.
+ * Cancellation is not a failure: when `signal` aborts, this rejects with its reason.
  * @param request - the call
  * @returns status and parsed JSON body
  * @throws {DioError} DIO_HTTP_PERMANENT, DIO_HTTP_TRANSIENT, DIO_NETWORK, DIO_TIMEOUT, DIO_INVALID_RESPONSE
@@ -44,7 +46,7 @@ export async function requestJson(request: JsonRequest): Promise<JsonResponse> {
   const timer = new AbortController();
   let timedOut = false;
   // The timeout sleeps on the injected clock; aborting `timer` in `finally` removes the sleeper,
-  // so no timer outlives the request.
+  // so no timer outlives the request. It covers the body as well as the headers.
   request.clock.sleep(request.timeoutMs, timer.signal).then(
     () => {
       timedOut = true;
@@ -52,43 +54,82 @@ export async function requestJson(request: JsonRequest): Promise<JsonResponse> {
     },
     () => {},
   );
+  const redact = redactor(Object.values(request.headers));
+  const transportFailure = (cause: unknown): unknown => {
+    if (signal.aborted) return abortReason(signal);
+    if (timedOut) return new DioError('DIO_TIMEOUT', `${operation}: no answer within ${request.timeoutMs} ms`, { cause, operation });
+    return new DioError('DIO_NETWORK', `${operation}: the DIO service could not be reached (${redact(describeCause(cause))})`, { cause, operation });
+  };
   try {
-    let status: number;
-    let text: string;
+    let response: Response;
     try {
-      const response = await request.fetch(request.url, {
+      response = await request.fetch(request.url, {
         method: request.method,
         headers: { accept: 'application/json', ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers },
         ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
         signal: controller.signal,
       });
-      status = response.status;
-      text = await response.text();
     } catch (cause) {
-      if (signal.aborted) throw abortReason(signal);
-      if (timedOut) throw new DioError('DIO_TIMEOUT', `${operation}: no answer within ${request.timeoutMs} ms`, { cause, operation });
-      throw new DioError('DIO_NETWORK', `${operation}: the DIO service could not be reached (${describeCause(cause)})`, { cause, operation });
+      throw transportFailure(cause);
+    }
+    const status = response.status;
+    let text: string | undefined;
+    try {
+      text = await readCapped(response, MAX_RESPONSE_BYTES);
+    } catch (cause) {
+      throw transportFailure(cause);
     }
     if (signal.aborted) throw abortReason(signal);
+    const excerpt = snippet(text ?? '', redact);
     if (status === 429 || status >= 500) {
-      throw new DioError('DIO_HTTP_TRANSIENT', `${operation}: the DIO service answered ${status}${snippet(text)}`, { status, operation });
+      throw new DioError('DIO_HTTP_TRANSIENT', `${operation}: the DIO service answered ${status}${excerpt}`, { status, operation });
     }
     if (request.passStatuses?.includes(status)) return { status, json: undefined };
     if (status < 200 || status >= 300) {
-      throw new DioError('DIO_HTTP_PERMANENT', `${operation}: the DIO service answered ${status}${snippet(text)}`, { status, operation });
+      throw new DioError('DIO_HTTP_PERMANENT', `${operation}: the DIO service answered ${status}${excerpt}`, { status, operation });
     }
-    if (Buffer.byteLength(text, 'utf8') > MAX_RESPONSE_BYTES) {
+    if (text === undefined) {
       throw new DioError('DIO_INVALID_RESPONSE', `${operation}: the response is larger than ${MAX_RESPONSE_BYTES} bytes`, { status, operation });
     }
     try {
       return { status, json: JSON.parse(text) };
     } catch (cause) {
-      throw new DioError('DIO_INVALID_RESPONSE', `${operation}: the response is not JSON${snippet(text)}`, { cause, status, operation });
+      throw new DioError('DIO_INVALID_RESPONSE', `${operation}: the response is not JSON${excerpt}`, { cause, status, operation });
     }
   } finally {
     timer.abort();
     dispose();
   }
+}
+
+/**
+ * Reads a body as UTF-8 chunk by chunk, stopping (and cancelling the stream, which drops the
+ * connection) as soon as it passes `maxBytes`, so an endless or huge answer never fills memory.
+ * @param response - the response whose body to read
+ * @param maxBytes - the cap
+ * @returns the text, or `undefined` when the body is larger than the cap
+ */
+async function readCapped(response: Response, maxBytes: number): Promise<string | undefined> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function describeCause(cause: unknown): string {
@@ -97,8 +138,25 @@ function describeCause(cause: unknown): string {
   return typeof inner === 'string' ? `${cause.message}: ${inner}` : cause.message;
 }
 
+/**
+ * Builds a function that blanks out every header value (whole, and the credential after a
+ * scheme such as `Bearer `), so a service that echoes the player's authorization back never
+ * puts it in an error message, a log line or a session event.
+ */
+function redactor(values: readonly string[]): (text: string) => string {
+  const secrets = new Set<string>();
+  for (const value of values) {
+    if (value.length >= 4) secrets.add(value);
+    const credential = /^\S+\s+(\S{4,})$/.exec(value)?.[1];
+    if (credential) secrets.add(credential);
+  }
+  // Longest first, so a whole header is replaced before its credential part.
+  const ordered = [...secrets].sort((a, b) => b.length - a.length);
+  return (text) => ordered.reduce((result, secret) => result.split(secret).join('[redacted]'), text);
+}
+
 // A short excerpt of the body helps diagnosis; never more (it could echo player text).
-function snippet(text: string): string {
+function snippet(text: string, redact: (text: string) => string): string {
   const trimmed = text.trim();
-  return trimmed.length === 0 ? '' : `: ${trimmed.slice(0, 120)}`;
+  return trimmed.length === 0 ? '' : `: ${redact(trimmed).slice(0, 120)}`;
 }

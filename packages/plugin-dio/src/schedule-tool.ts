@@ -5,7 +5,7 @@ import type { DioClient } from './dio-client.js';
 import { DIO_EVENTS, failureData } from './events.js';
 import { DioError } from './errors.js';
 import { ensureActivePromptLookup } from './active-prompt-handler.js';
-import { turnIdentity } from './turn-identity.js';
+import { describeMissingIdentity, turnIdentity } from './turn-identity.js';
 
 /** Name of the director tool. */
 export const SCHEDULE_DIO_TOOL = 'schedule_dio';
@@ -36,7 +36,9 @@ export function scheduleDioTool(client: DioClient, config: DioPluginConfig): Dir
       const identity = turnIdentity(ctx, config);
       try {
         if (typeof identity === 'string') {
-          throw new DioError('DIO_INVALID_REQUEST', `schedule_dio is not available for this turn (${identity})`, { operation: 'schedule' });
+          throw new DioError('DIO_INVALID_REQUEST', `schedule_dio cannot run for this turn (${identity}): ${describeMissingIdentity(identity)}`, {
+            operation: 'schedule',
+          });
         }
         // Read the active prompt before submitting: this turn must not pick up its own requirement.
         await ensureActivePromptLookup(ctx, client, config);

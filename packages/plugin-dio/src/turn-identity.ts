@@ -34,3 +34,17 @@ export function turnIdentity(ctx: TurnContext, config: DioPluginConfig): DioTurn
     authorization: ctx.turnInput.authorization,
   };
 }
+
+/**
+ * Explains why a turn has no DIO identity and how to give it one (for tool errors and events).
+ * @param reason - from {@link turnIdentity}
+ * @returns one sentence naming the missing field and both places it can come from
+ */
+export function describeMissingIdentity(reason: MissingIdentity): string {
+  switch (reason) {
+    case 'missing-user':
+      return 'the turn has no userId: pass `userId` with the turn input';
+    case 'missing-target-prompt':
+      return 'no target character prompt: set `targetPromptId` in the dioPlugin config, or pass `attributes.targetPromptId` with the turn input';
+  }
+}

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { createHarness, type Harness, type SessionEvent } from '@troupe/kernel';
-import { MemorySessionLog, ScriptedChatModel } from '@troupe/kernel/testing';
+import { createHarness, type Harness, type SessionEvent, type TurnResult } from '@troupe/kernel';
+import { ManualClock, MemorySessionLog, ScriptedChatModel } from '@troupe/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DioClientToken, DioClient, dioPlugin } from '../src/index.js';
 import { type LoopbackServer, type SeenRequest, startLoopbackServer } from './helpers/loopback-server.js';
 import { probePlugin } from './helpers/probe-plugin.js';
+import { recordingLogger } from './helpers/recording-logger.js';
+import { settleInVirtualTime, trackedFetch } from './helpers/virtual-time.js';
 
 const REQUIREMENT = '从现在起莉娅都用短句回答，少用比喻。';
 const COMPILED = `你是莉娅。\n\n## 长期要求 / Lasting requirements\n- ${REQUIREMENT}`;
@@ -162,20 +164,54 @@ describe('dioPlugin over two turns', () => {
     ['500', { status: 500, json: {} }, 'DIO_HTTP_TRANSIENT'],
     ['429', { status: 429, json: {} }, 'DIO_HTTP_TRANSIENT'],
     ['reset', { reset: true as const }, 'DIO_NETWORK'],
+    ['timeout (hang)', { hang: true as const }, 'DIO_TIMEOUT'],
     ['malformed JSON', { status: 200, raw: 'not json' }, 'DIO_INVALID_RESPONSE'],
     ['wrong shape', { status: 200, json: { versionId: 'v1' } }, 'DIO_INVALID_RESPONSE'],
-  ])('lookup %s → exactly one dio/active-prompt-degraded event (%s) and the turn goes on', async (_name, reply, code) => {
+  ])('lookup %s → exactly one dio/active-prompt-degraded event (%s), one plugin log line, and the turn goes on', async (_name, reply, code) => {
     server = await startLoopbackServer(() => reply);
+    // The client's timeouts and retry pauses run in virtual time: the class never depends on load.
+    const clock = new ManualClock();
+    const tracked = trackedFetch();
+    const logger = recordingLogger();
     harness = await createHarness({
-      plugins: [dioPlugin({ baseUrl: server.url, targetPromptId: 'lia', lookupTimeoutMs: 500, requestTimeoutMs: 200 })],
+      plugins: [dioPlugin({ baseUrl: server.url, targetPromptId: 'lia', lookupTimeoutMs: 500, requestTimeoutMs: 200, clock, fetch: tracked.fetch })],
       model: new ScriptedChatModel({ byStage: { actor: ['still here'] } }),
       sessionLog: new MemorySessionLog(),
+      logger,
     });
-    const result = await harness.runTurn({ sessionId: 's1', text: 'hi', userId: 'u1' });
+    const outcome = await settleInVirtualTime(clock, server, tracked, harness.runTurn({ sessionId: 's1', text: 'hi', userId: 'u1' }));
+    const result = (outcome as { value: TurnResult }).value;
     expect(result.reply).toBe('still here');
     expect(dioTypes(result.events)).toEqual(['dio/active-prompt-degraded']);
     expect(result.events.find((event) => event.type === 'dio/active-prompt-degraded')?.data).toMatchObject({ code });
     expect(result.events.map((event) => event.type)).not.toContain('kernel/hook-degraded');
+    // Exactly one log line for the failure (the client's), none from the handler on top.
+    const pluginLines = logger.lines.filter((line) => line.fields.plugin === '@troupe/plugin-dio');
+    expect(pluginLines.map((line) => [line.level, line.message])).toEqual([['warn', 'dio activePrompt failed']]);
+    expect(pluginLines[0]?.fields).toMatchObject({ error: { code } });
+  });
+
+  it('schedule_dio without a configured targetPromptId: a tool error that says how to supply one; a turn attribute makes it work', async () => {
+    const dio = await contractServer();
+    server = dio.server;
+    const model = new ScriptedChatModel({ byStage: { director: [scheduleCall, 'none', scheduleCall, 'none'] } });
+    harness = await createHarness({
+      plugins: [dioPlugin({ baseUrl: server.url, pollIntervalMs: 20 })],
+      model,
+      sessionLog: new MemorySessionLog(),
+      scenario: { preActorDirector: true },
+    });
+    const missing = await harness.runTurn({ sessionId: 's1', turnId: 'turn-a', text: REQUIREMENT, userId: 'u1' });
+    const call = missing.events.find((event) => event.type === 'kernel/tool-called')?.data as { ok: boolean; error?: { code: string; message: string } };
+    expect(call.ok).toBe(false);
+    expect(call.error?.message).toContain('missing-target-prompt');
+    expect(call.error?.message).toContain('`targetPromptId` in the dioPlugin config');
+    expect(call.error?.message).toContain('`attributes.targetPromptId`');
+    expect(missing.events.find((event) => event.type === 'dio/schedule-failed')?.data).toMatchObject({ code: 'DIO_INVALID_REQUEST' });
+    expect(server.requests).toHaveLength(0);
+    const viaAttribute = await harness.runTurn({ sessionId: 's1', turnId: 'turn-b', text: REQUIREMENT, userId: 'u1', attributes: { targetPromptId: 'lia' } });
+    expect(dioTypes(viaAttribute.events)).toEqual(['dio/active-prompt-none', 'dio/scheduled']);
+    expect(JSON.parse(server.requests.find((request) => request.method === 'POST')?.body ?? '{}')).toMatchObject({ targetPromptId: 'lia', message: REQUIREMENT });
   });
 
   it('rejects invalid config at boot', async () => {

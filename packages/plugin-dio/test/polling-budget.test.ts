@@ -30,7 +30,7 @@ describe('waitForTerminal in virtual time', () => {
   it('polls once per second from t = 0, never more than one request in flight, and gives up at 16 minutes', async () => {
     const clock = new ManualClock();
     const start = clock.now();
-    const transport = fakeTransport(() => clock.now(), () => processing('t1:dio'));
+    const transport = fakeTransport(clock, () => processing('t1:dio'));
     const client = new DioClient(BASE, 5_000, { fetch: transport.fetch, clock });
     const waiting = client.waitForTerminal('t1:dio').catch((error: unknown) => error);
     await driveUntilSettled(clock, waiting, 1_000);
@@ -48,10 +48,36 @@ describe('waitForTerminal in virtual time', () => {
     expect(transport.started()).toBe(after);
   });
 
+  it('with answers slower than the interval: still one request in flight, every poll on the 1 s grid, missed ticks skipped (no burst)', async () => {
+    const clock = new ManualClock();
+    const start = clock.now();
+    // Every 7th poll takes 2.5 s (2.5 intervals): a timer-driven poller would overlap requests,
+    // a naive "catch up" poller would fire a burst right after the slow answer.
+    const slow = (index: number) => index % 7 === 3;
+    const transport = fakeTransport(clock, () => processing('t5:dio'), { delayMs: (index) => (slow(index) ? 2_500 : 0) });
+    const client = new DioClient(BASE, 5_000, { fetch: transport.fetch, clock });
+    const waiting = client.waitForTerminal('t5:dio').catch((error: unknown) => error);
+    await driveUntilSettled(clock, waiting, 1_100);
+    expect(DioError.isInstance(await waiting) && (await waiting as DioError).code).toBe('DIO_WAIT_BUDGET_EXHAUSTED');
+    expect(transport.maxInFlight()).toBe(1);
+    const offsets = transport.times.map((at) => at - start);
+    expect(offsets.filter(slow).length).toBeGreaterThan(100);
+    // Every poll starts on the grid, and no two polls share a grid point.
+    expect(offsets.every((offset) => offset % 1_000 === 0)).toBe(true);
+    // Each poll starts at the first grid point after the previous one that is not before its answer.
+    for (let index = 1; index < offsets.length; index++) {
+      const previousStart = offsets[index - 1] as number;
+      const previousAnswer = (transport.answeredAt[index - 1] as number) - start;
+      expect(offsets[index]).toBe(Math.max(previousStart + 1_000, Math.ceil(previousAnswer / 1_000) * 1_000));
+    }
+    expect(transport.started()).toBeLessThanOrEqual(961);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it.each(['succeeded', 'failed', 'timed_out'] as const)('stops at the first %s status (within one tick)', async (status) => {
     const clock = new ManualClock();
     const transport = fakeTransport(
-      () => clock.now(),
+      clock,
       (index) => (index < 5 ? processing('t2:dio') : { status: 200, json: { requestId: 't2:dio', status, promptChanged: false, errorCode: status === 'succeeded' ? undefined : 'X' } }),
     );
     const client = new DioClient(BASE, 5_000, { fetch: transport.fetch, clock });
@@ -70,7 +96,7 @@ describe('waitForTerminal in virtual time', () => {
   it('treats transient failures as missed polls and permanent ones as the end', async () => {
     const clock = new ManualClock();
     const transport = fakeTransport(
-      () => clock.now(),
+      clock,
       (index) => (index < 3 ? { status: 503, json: {} } : index < 5 ? processing('t3:dio') : { status: 400, json: { ok: false } }),
     );
     const client = new DioClient(BASE, 5_000, { fetch: transport.fetch, clock });
@@ -83,7 +109,7 @@ describe('waitForTerminal in virtual time', () => {
 
   it('rejects a task answer for another request id', async () => {
     const clock = new ManualClock();
-    const transport = fakeTransport(() => clock.now(), () => processing('someone-else:dio'));
+    const transport = fakeTransport(clock, () => processing('someone-else:dio'));
     const waiting = new DioClient(BASE, 5_000, { fetch: transport.fetch, clock }).waitForTerminal('t4:dio').catch((error: unknown) => error);
     await driveUntilSettled(clock, waiting, 10);
     expect(((await waiting) as DioError).code).toBe('DIO_IDENTITY_MISMATCH');
@@ -93,8 +119,10 @@ describe('waitForTerminal in virtual time', () => {
 describe('schedule_dio in a turn, with the wait in the background', () => {
   it('does not delay the reply, and writes exactly one dio/task-degraded event when the 16-minute budget runs out', async () => {
     const clock = new ManualClock();
+    // Status polls are slower than the interval now and then (2.5 s), so overlapping requests
+    // would be seen; the schedule and the lookup (requests 0 and 1) answer at once.
     const transport = fakeTransport(
-      () => clock.now(),
+      clock,
       (_index, url) =>
         url.endsWith('/v1/chat')
           ? {
@@ -104,6 +132,7 @@ describe('schedule_dio in a turn, with the wait in the background', () => {
           : url.includes('/active-prompt')
             ? { status: 404, json: {} }
             : processing('turn-1:dio'),
+      { delayMs: (index) => (index > 1 && index % 5 === 0 ? 2_500 : 0) },
     );
     const model = new ScriptedChatModel({
       byStage: { director: [{ text: '', toolCalls: [{ id: 'call-1', name: 'schedule_dio', arguments: {} }] }, 'none'], actor: ['好的。'] },
@@ -130,6 +159,9 @@ describe('schedule_dio in a turn, with the wait in the background', () => {
     const polls = transport.times.length - 2; // minus the schedule and the lookup
     expect(polls).toBeLessThanOrEqual(961);
     expect(transport.maxInFlight()).toBe(1);
+    const pollStarts = transport.times.slice(2).map((at) => at - (transport.times[2] as number));
+    expect(pollStarts.every((offset) => offset % 1_000 === 0)).toBe(true);
+    expect(new Set(pollStarts).size).toBe(pollStarts.length);
     expect(clock.pendingTimers).toBe(0);
     await harness.close();
   });

@@ -7,7 +7,19 @@ export { draftKey, SELECTION_KEY, settleMarker, STORY_EVENTS } from './events.js
 export { clearStoryWorkspace, readStoryWorkspaceSelection, selectStoryWorkspace } from './selection.js';
 export type { SelectionOptions } from './selection.js';
 export { StoryWorkspaces } from './workspace/story-workspaces.js';
-export type { CreateWorkspaceOptions, StoryWorkspaceSnapshot } from './workspace/story-workspaces.js';
+export { StoryWorkspaceFiles } from './workspace/workspace-files.js';
+export type {
+  CharacterPatch,
+  CreateWorkspaceOptions,
+  NewCharacter,
+  NewSection,
+  NewSource,
+  SectionPatch,
+  SettingsPatch,
+  SourcePatch,
+  StoryWorkspaceSnapshot,
+} from './workspace/workspace-types.js';
+export type { PipelinePatch } from './workspace/manifest-entries.js';
 export {
   CharacterEntrySchema,
   formatFieldPath,

@@ -54,7 +54,7 @@ export function storyPlugin(options: StoryPluginOptions = {}): PluginDefinition 
   return definePlugin({
     name: STORY_PLUGIN_NAME,
     version: '0.1.0',
-    kernel: '^0.1.0',
+    kernel: '>=0.1.0 <1.0.0',
     setup(setup) {
       const trees = options.trees ?? (setup.container.isRegistered(Tokens.TreeStore, true) ? setup.container.resolve(Tokens.TreeStore) : undefined);
       if (!trees) {

@@ -19,22 +19,30 @@ export interface LiveEvent {
  * Turns live turn events into progress output: a redrawn status line in a terminal, one plain
  * line per finished stage otherwise. Returns the `onEvent` callback for `runTurn`.
  * @param output - where to write
+ * @returns the `onEvent` callback
  */
 export function turnProgress(output: CliOutput): (event: LiveEvent) => void {
   const running = new Map<string, number>();
   return (event) => {
     const data = (event.data ?? {}) as Record<string, unknown>;
     const stage = typeof data.stage === 'string' ? data.stage : '';
-    const label = `${STAGE_LABELS[stage] ?? stage}${typeof data.id === 'string' ? `:${data.id}` : ''}`;
+    // Story stage events name their worker (a character or section id) in `item`: parallel
+    // workers of one stage must keep separate labels, or one finishing would hide the others.
+    const label = `${STAGE_LABELS[stage] ?? stage}${typeof data.item === 'string' ? `:${data.item}` : ''}`;
     switch (event.type) {
       case 'agent-rp/story-stage-request':
         running.set(label, (running.get(label) ?? 0) + 1);
         output.status(`  ⋯ story pipeline: ${[...running.keys()].join(', ')}`);
         break;
-      case 'agent-rp/story-stage-result':
-        running.delete(label);
+      case 'agent-rp/story-stage-result': {
+        const left = (running.get(label) ?? 1) - 1;
+        if (left > 0) running.set(label, left);
+        else running.delete(label);
         output.line(`  ${data.ok === false ? '✗' : '✓'} ${label}${data.ok === false ? ` (${describe(data.error)})` : ''}`);
+        // The finished line replaced the status line: redraw what is still running.
+        if (running.size > 0) output.status(`  ⋯ story pipeline: ${[...running.keys()].join(', ')}`);
         break;
+      }
       case 'agent-rp/story-degraded':
         output.line(`  ! story degraded: ${describe(data)}`);
         break;

@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
-import { ActivePromptSchema } from '@troupe/plugin-dio';
+import { type ActivePrompt as DioActivePrompt, DioClient, DioError, MAX_RESPONSE_BYTES } from '@troupe/plugin-dio';
 import * as z from 'zod';
 import type { DemoDio } from '../compose.js';
 import { ApiError } from './api-error.js';
 
-/** The compiled prompt the DIO service has, and whether its SHA-256 matches its text. */
-export type ActivePrompt = z.output<typeof ActivePromptSchema> & { readonly hashVerified: boolean };
+/**
+ * The compiled prompt the DIO service has. `hashVerified` is always `true`: {@link DioClient}
+ * recomputes the SHA-256 and refuses a prompt whose text does not match (502 `DIO_INVALID_RESPONSE`).
+ */
+export type ActivePrompt = DioActivePrompt & { readonly hashVerified: true };
 
 /** One active lasting requirement. */
 export const RequirementSchema = z.object({ id: z.string(), text: z.string(), requestId: z.string(), createdAt: z.string() });
@@ -24,10 +26,16 @@ const TIMEOUT_MS = 5_000;
  */
 export class DioProxy {
   readonly #dio: DemoDio;
+  readonly #client: DioClient;
 
-  /** @param dio - the demo's DIO connection */
+  /**
+   * @param dio - the demo's DIO connection
+   * @throws {DioError} DIO_INVALID_REQUEST when the service URL is not http(s)
+   */
   constructor(dio: DemoDio) {
     this.#dio = dio;
+    // The plugin's client validates the answer, recomputes the hash and caps the body size.
+    this.#client = new DioClient(dio.url, TIMEOUT_MS);
   }
 
   /**
@@ -35,14 +43,19 @@ export class DioProxy {
    * @param conversationId - the session id (the RP conversation)
    * @param signal - cancels the request
    * @returns the prompt, or `null` when nothing was compiled yet
-   * @throws {ApiError} DIO_UNAVAILABLE (502) or the service's 4xx code
+   * @throws {ApiError} DIO_UNAVAILABLE (502), DIO_INVALID_RESPONSE (502: malformed, too large or the hash does not match)
    */
   async activePrompt(conversationId: string, signal?: AbortSignal): Promise<ActivePrompt | null> {
-    const response = await this.#call('GET', `/v1/director/active-prompt?${this.#query(conversationId)}`, signal);
-    if (response.status === 404) return null;
-    const prompt = parse(ActivePromptSchema, await this.#json(response));
-    const actual = createHash('sha256').update(prompt.compiledPrompt, 'utf8').digest('hex');
-    return { ...prompt, hashVerified: actual === prompt.compiledPromptSha256 };
+    try {
+      const prompt = await this.#client.activePrompt(
+        { userId: this.#dio.userId, rpConversationId: conversationId, targetPromptId: this.#dio.targetPromptId, userAuthorization: this.#dio.authorization },
+        signal ? { signal } : {},
+      );
+      return prompt ? { ...prompt, hashVerified: true } : null;
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw fromDioError(error, this.#dio.url);
+    }
   }
 
   /**
@@ -82,9 +95,16 @@ export class DioProxy {
     }
   }
 
-  // 404 "no prompt yet" is handled by the caller; other 4xx keep the service's code and status.
+  // Other 4xx keep the service's code and status. The body is read with a size cap: a broken or
+  // hostile service must not make the web server buffer without bound.
   async #json(response: Response): Promise<unknown> {
-    const body: unknown = await response.json().catch(() => undefined);
+    const text = await readCapped(response, MAX_RESPONSE_BYTES);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
     if (response.ok) return body;
     const error = ServiceErrorSchema.safeParse(body);
     if (response.status >= 400 && response.status < 500 && error.success) {
@@ -93,6 +113,40 @@ export class DioProxy {
     }
     throw new ApiError(502, 'DIO_UNAVAILABLE', `The DIO service answered HTTP ${response.status}`);
   }
+}
+
+/**
+ * Reads a response body as UTF-8, refusing more than `maxBytes`.
+ * @param response - the response
+ * @param maxBytes - the cap
+ * @returns the text
+ * @throws {ApiError} DIO_INVALID_RESPONSE (502) when the body is larger
+ */
+export async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new ApiError(502, 'DIO_INVALID_RESPONSE', `The DIO service answered with more than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+// The client's failures as API answers: a malformed or unverifiable prompt is the service's fault (502).
+function fromDioError(error: unknown, url: string): unknown {
+  if (!DioError.isInstance(error)) return error;
+  if (error.code === 'DIO_INVALID_RESPONSE' || error.code === 'DIO_HASH_MISMATCH' || error.code === 'DIO_IDENTITY_MISMATCH') {
+    return new ApiError(502, 'DIO_INVALID_RESPONSE', `The DIO service's active prompt was refused: ${error.message}`, { cause: error });
+  }
+  return new ApiError(502, 'DIO_UNAVAILABLE', `The DIO service at ${url} did not answer properly: ${error.message}`, { cause: error });
 }
 
 // A malformed answer is the service's fault, not the player's: 502, never 400.

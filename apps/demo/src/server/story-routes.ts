@@ -1,6 +1,5 @@
-import { type StoryManifest, type StoryManifestInput, StoryError, type StoryWorkspaceSnapshot, type StoryWorkspaces } from '@troupe/plugin-story';
+import { parseManifest, type StoryManifest, StoryError, type StoryWorkspaces, WORKSPACE_FILES } from '@troupe/plugin-story';
 import { Hono } from 'hono';
-import type * as z from 'zod';
 import { ApiError } from './api-error.js';
 import {
   AddCharacterSchema,
@@ -60,25 +59,23 @@ export function storyRoutes(workspaces: StoryWorkspaces): Hono {
     return c.json({ deleted: true, id });
   });
 
+  // Works on a workspace whose manifest.json a hand edit broke (it needs only the revision), so the
+  // player can keep editing and repair the manifest (a valid manifest.json in the same write).
   app.put('/:storyId/files', async (c) => {
     const id = storyId(c);
     const body = await jsonBody(c, WriteFilesSchema);
-    const current = await workspaces.read(id);
+    const current = await workspaces.readRaw(id);
+    const manifest = manifestInEffect(current.files, body.files);
     // Only files of items the manifest knows: a typo must not leave an orphan file behind.
-    if (current.revision === body.baseRevision) for (const path of Object.keys(body.files)) checkItemFile(current.manifest, path);
-    return c.json(await workspaces.writeFiles(id, body.baseRevision, body.files));
+    if (current.revision === body.baseRevision) for (const path of Object.keys(body.files)) checkItemFile(manifest, path);
+    if (manifest.ok) return c.json(await workspaces.writeFiles(id, body.baseRevision, body.files));
+    const written = await workspaces.writeRawFiles(id, body.baseRevision, body.files);
+    return c.json({ id, revision: written.revision, files: written.files, problem: manifest.problem });
   });
 
   app.patch('/:storyId/manifest', async (c) => {
-    const id = storyId(c);
-    const body = await jsonBody(c, PatchManifestSchema);
-    return c.json(
-      await editManifest(workspaces, id, body.baseRevision, (manifest) => ({
-        ...manifest,
-        ...(body.name === undefined ? {} : { name: body.name }),
-        pipeline: body.pipeline === undefined ? manifest.pipeline : patchPipeline(manifest.pipeline, body.pipeline),
-      })),
-    );
+    const { baseRevision, ...patch } = await jsonBody(c, PatchManifestSchema);
+    return c.json(await workspaces.updateSettings(storyId(c), baseRevision, patch));
   });
 
   app.post('/:storyId/characters', async (c) => {
@@ -86,15 +83,8 @@ export function storyRoutes(workspaces: StoryWorkspaces): Hono {
     return c.json(await workspaces.addCharacter(storyId(c), baseRevision, character), 201);
   });
   app.patch('/:storyId/characters/:characterId', async (c) => {
-    const id = storyId(c);
-    const characterId = itemId(c, 'characterId');
     const { baseRevision, ...patch } = await jsonBody(c, PatchCharacterSchema);
-    return c.json(
-      await editManifest(workspaces, id, baseRevision, (manifest) => ({
-        ...manifest,
-        characters: patchEntry(manifest.characters, characterId, 'characters', (entry) => ({ ...entry, ...patch })),
-      })),
-    );
+    return c.json(await workspaces.updateCharacter(storyId(c), baseRevision, itemId(c, 'characterId'), patch));
   });
   app.delete('/:storyId/characters/:characterId', async (c) =>
     c.json(await workspaces.removeCharacter(storyId(c), baseRevisionQuery(c), itemId(c, 'characterId'))),
@@ -105,10 +95,8 @@ export function storyRoutes(workspaces: StoryWorkspaces): Hono {
     return c.json(await workspaces.addSection(storyId(c), baseRevision, section), 201);
   });
   app.patch('/:storyId/sections/:sectionId', async (c) => {
-    const id = storyId(c);
-    const sectionId = itemId(c, 'sectionId');
     const { baseRevision, ...patch } = await jsonBody(c, PatchSectionSchema);
-    return c.json(await workspaces.updateSection(id, baseRevision, sectionId, patch));
+    return c.json(await workspaces.updateSection(storyId(c), baseRevision, itemId(c, 'sectionId'), patch));
   });
   app.delete('/:storyId/sections/:sectionId', async (c) => c.json(await workspaces.removeSection(storyId(c), baseRevisionQuery(c), itemId(c, 'sectionId'))));
 
@@ -117,15 +105,8 @@ export function storyRoutes(workspaces: StoryWorkspaces): Hono {
     return c.json(await workspaces.addSource(storyId(c), baseRevision, source), 201);
   });
   app.patch('/:storyId/sources/:sourceId', async (c) => {
-    const id = storyId(c);
-    const sourceId = itemId(c, 'sourceId');
     const { baseRevision, ...patch } = await jsonBody(c, PatchSourceSchema);
-    return c.json(
-      await editManifest(workspaces, id, baseRevision, (manifest) => ({
-        ...manifest,
-        sources: patchEntry(manifest.sources, sourceId, 'sources', (entry) => ({ ...entry, ...patch })),
-      })),
-    );
+    return c.json(await workspaces.updateSource(storyId(c), baseRevision, itemId(c, 'sourceId'), patch));
   });
   app.delete('/:storyId/sources/:sourceId', async (c) => c.json(await workspaces.removeSource(storyId(c), baseRevisionQuery(c), itemId(c, 'sourceId'))));
 
@@ -148,44 +129,28 @@ async function listStories(workspaces: StoryWorkspaces): Promise<StorySummary[]>
   );
 }
 
-// Read, check the base revision before computing the change (so an edit is never built on content
-// the player has not seen), then commit with the same base revision (checked again atomically).
-async function editManifest(
-  workspaces: StoryWorkspaces,
-  id: string,
-  baseRevision: number,
-  change: (manifest: StoryManifest) => StoryManifestInput,
-): Promise<StoryWorkspaceSnapshot> {
-  const current = await workspaces.read(id);
-  if (current.revision !== baseRevision) {
-    throw new StoryError(
-      'STORY_REVISION_CONFLICT',
-      `Someone else changed story workspace "${id}" while you were editing (you edited revision ${baseRevision}; it is now revision ${current.revision}). Nothing was saved: reload to see their changes, then apply yours again.`,
-    );
+type ManifestInEffect = { readonly ok: true; readonly manifest: StoryManifest } | { readonly ok: false; readonly problem: string };
+
+// The manifest after this write: the repaired one when the write carries manifest.json (already
+// validated by WriteFilesSchema), else the current one, which a hand edit may have broken.
+function manifestInEffect(files: Readonly<Record<string, string>>, writes: Readonly<Record<string, string>>): ManifestInEffect {
+  try {
+    return { ok: true, manifest: parseManifest(writes[WORKSPACE_FILES.manifest] ?? files[WORKSPACE_FILES.manifest] ?? '') };
+  } catch (error) {
+    if (!StoryError.isInstance(error) || error.code !== 'STORY_MANIFEST_INVALID') throw error;
+    return { ok: false, problem: error.message };
   }
-  return workspaces.updateManifest(id, baseRevision, change(current.manifest));
 }
 
-function patchEntry<T extends { id: string }>(entries: readonly T[], id: string, list: string, update: (entry: T) => T): T[] {
-  if (!entries.some((entry) => entry.id === id)) throw new StoryError('STORY_ITEM_NOT_FOUND', `The workspace has no ${list} "${id}"`, { field: `${list}.id` });
-  return entries.map((entry) => (entry.id === id ? update(entry) : entry));
-}
-
-function patchPipeline(current: StoryManifest['pipeline'], patch: z.output<typeof PatchManifestSchema>['pipeline'] & object): StoryManifest['pipeline'] {
-  const next: Record<string, unknown> = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete next[key];
-    else if (value !== undefined) next[key] = value;
-  }
-  return next as StoryManifest['pipeline'];
-}
-
-function checkItemFile(manifest: StoryManifest, path: string): void {
+function checkItemFile(state: ManifestInEffect, path: string): void {
   const [folder, name] = path.split('/');
-  const lists = { characters: manifest.characters, sections: manifest.sections, sources: manifest.sources } as const;
-  if (name === undefined || !(folder && folder in lists)) return;
+  if (name === undefined || !(folder === 'characters' || folder === 'sections' || folder === 'sources')) return;
   const itemId = folder === 'characters' ? name : name.replace(/\.md$/, '');
-  if (!lists[folder as keyof typeof lists].some((entry) => entry.id === itemId)) {
+  if (!state.ok) {
+    // Without a readable manifest we cannot tell whether the item exists: refuse, write nothing.
+    throw new StoryError('STORY_MANIFEST_INVALID', `Repair manifest.json before writing ${path} — ${state.problem}`, { field: 'manifest' });
+  }
+  if (!state.manifest[folder].some((entry) => entry.id === itemId)) {
     throw new StoryError('STORY_ITEM_NOT_FOUND', `The workspace has no ${folder} "${itemId}"; add it before writing ${path}`, { field: `${folder}.id` });
   }
 }

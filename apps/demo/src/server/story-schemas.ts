@@ -1,4 +1,4 @@
-import { STORY_ITEM_ID_PATTERN } from '@troupe/plugin-story';
+import { parseManifest, STORY_ITEM_ID_PATTERN, StoryError, WORKSPACE_FILES } from '@troupe/plugin-story';
 import * as z from 'zod';
 import { ItemIdSchema, RevisionSchema, StoryIdSchema } from './validation.js';
 
@@ -22,9 +22,12 @@ export const CreateStorySchema = z
   .strict();
 
 const ITEM = STORY_ITEM_ID_PATTERN.source.slice(1, -1);
-/** Files the player edits through the API (the manifest has its own routes). */
+/**
+ * Files the player edits through the API. `manifest.json` is here only so a player can repair one
+ * a hand edit broke (it must then be a valid manifest); normal manifest changes have their own routes.
+ */
 export const EDITABLE_FILE_PATTERN = new RegExp(
-  `^(?:(?:outline|foreshadowing|proposals|history)\\.md|characters/${ITEM}/(?:persona|knowledge)\\.md|sections/${ITEM}\\.md|sources/${ITEM}\\.md)$`,
+  `^(?:manifest\\.json|(?:outline|foreshadowing|proposals|history)\\.md|characters/${ITEM}/(?:persona|knowledge)\\.md|sections/${ITEM}\\.md|sources/${ITEM}\\.md)$`,
 );
 
 /** `PUT /api/stories/:storyId/files` — write some files at once, based on one revision. */
@@ -32,8 +35,26 @@ export const WriteFilesSchema = z
   .object({
     baseRevision: RevisionSchema,
     files: z
-      .record(z.string().regex(EDITABLE_FILE_PATTERN, 'not an editable file (outline.md, foreshadowing.md, proposals.md, history.md, characters/<id>/persona.md|knowledge.md, sections/<id>.md, sources/<id>.md)'), Markdown)
-      .refine((files) => Object.keys(files).length > 0, 'give at least one file'),
+      .record(
+        z
+          .string()
+          .regex(
+            EDITABLE_FILE_PATTERN,
+            'not an editable file (manifest.json, outline.md, foreshadowing.md, proposals.md, history.md, characters/<id>/persona.md|knowledge.md, sections/<id>.md, sources/<id>.md)',
+          ),
+        Markdown,
+      )
+      .refine((files) => Object.keys(files).length > 0, 'give at least one file')
+      .superRefine((files, ctx) => {
+        const manifest = files[WORKSPACE_FILES.manifest];
+        if (manifest === undefined) return;
+        try {
+          parseManifest(manifest);
+        } catch (error) {
+          if (!StoryError.isInstance(error)) throw error;
+          ctx.addIssue({ code: 'custom', path: [WORKSPACE_FILES.manifest], message: error.message });
+        }
+      }),
   })
   .strict();
 

@@ -1,4 +1,4 @@
-import { SESSION_ID_PATTERN, TREE_ID_PATTERN } from '@troupe/kernel';
+import { SESSION_ID_PATTERN, TREE_ID_PATTERN, validateSessionId, validateTreeId } from '@troupe/kernel';
 import { STORY_ITEM_ID_PATTERN } from '@troupe/plugin-story';
 import type { Context } from 'hono';
 import * as z from 'zod';
@@ -7,14 +7,32 @@ import { ApiError, describeZodError } from './api-error.js';
 /** Largest JSON body the API reads (a source document can be long). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
-const ID_RULE = 'use 1–64 of a-z, 0-9, "_" and "-", starting with a letter or digit';
+const ID_RULE = 'use 1–64 of a-z, 0-9, "_" and "-", starting with a letter or digit (not a device name such as "con")';
 
-/** A story workspace id. */
-export const StoryIdSchema = z.string().regex(TREE_ID_PATTERN, `Invalid story id: ${ID_RULE}`);
-/** A session id. */
-export const SessionIdSchema = z.string().regex(SESSION_ID_PATTERN, `Invalid session id: ${ID_RULE}`);
-/** A character, section or source id inside a workspace. */
-export const ItemIdSchema = z.string().regex(STORY_ITEM_ID_PATTERN, `Invalid item id: ${ID_RULE}`);
+// The storage layer also refuses Windows device names (a folder called "con" cannot exist there);
+// checking the same rule here answers 400 INVALID_ID before any route touches storage.
+const WINDOWS_DEVICE_NAME = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
+const passes = (check: (id: string) => void) => (id: string) => {
+  try {
+    check(id);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A story workspace id (the kernel's tree id rules). */
+export const StoryIdSchema = z.string().regex(TREE_ID_PATTERN, `Invalid story id: ${ID_RULE}`).refine(passes(validateTreeId), `Invalid story id: ${ID_RULE}`);
+/** A session id (the kernel's session id rules). */
+export const SessionIdSchema = z
+  .string()
+  .regex(SESSION_ID_PATTERN, `Invalid session id: ${ID_RULE}`)
+  .refine(passes(validateSessionId), `Invalid session id: ${ID_RULE}`);
+/** A character, section or source id inside a workspace (it names a folder or file). */
+export const ItemIdSchema = z
+  .string()
+  .regex(STORY_ITEM_ID_PATTERN, `Invalid item id: ${ID_RULE}`)
+  .refine((id) => !WINDOWS_DEVICE_NAME.test(id), `Invalid item id: ${ID_RULE}`);
 /** A DIO requirement id (the service's id alphabet). */
 export const RequirementIdSchema = z.string().regex(/^[A-Za-z0-9_.:@-]{1,200}$/, 'Invalid requirement id');
 /** The revision a save is based on. */

@@ -1,12 +1,13 @@
 import { join } from 'node:path';
-import type { ChatMessage, TurnResult } from '@troupe/kernel';
+import type { TurnResult } from '@troupe/kernel';
 import { selectStoryWorkspace } from '@troupe/plugin-story';
 import type { CliOutput } from '../cli/output.js';
 import { turnProgress } from '../cli/turn-progress.js';
 import type { Demo } from '../compose.js';
+import { demoPreset } from '../demo-preset.js';
 import { ensureExampleStory } from '../example/create-example-story.js';
 import { HARBOR_STORY_ID } from '../example/harbor-story.js';
-import { LIA_CHARACTER_PROMPT } from '../example/lia-preset.js';
+import { type CompiledPromptProof, proveCompiledPrompt } from './compiled-prompt-proof.js';
 import { REQUIREMENT_TURN, SHOWCASE_LINES } from './showcase-script.js';
 import { waitForDioTask } from './wait-for-dio.js';
 
@@ -16,8 +17,10 @@ export interface ShowcaseReport {
   readonly results: readonly TurnResult[];
   /** Status of the DIO task scheduled by the requirement turn. */
   readonly dioStatus: string | undefined;
-  /** True when the last turn's actor prompt carries the compiled prompt in the roleplay slot. */
+  /** True when the last turn's actor prompt carries the compiled prompt in the roleplay slot (by SHA-256). */
   readonly compiledPromptInActorPrompt: boolean;
+  /** The hashes behind {@link compiledPromptInActorPrompt}. */
+  readonly proof: CompiledPromptProof;
 }
 
 /**
@@ -42,43 +45,49 @@ export async function runShowcase(demo: Demo, output: CliOutput): Promise<Showca
   output.line(`  session        : ${sessionId} (story workspace enabled)`);
 
   const results: TurnResult[] = [];
-  let dioStatus: string | undefined;
+  let dio: DioOutcome = { status: undefined, compiledPromptSha256: undefined };
   for (const [index, text] of SHOWCASE_LINES.entries()) {
     output.line();
     output.line(`Turn ${index + 1} — player: ${text}`);
     const result = await demo.harness.runTurn(demo.turnInput(sessionId, text), { onEvent: turnProgress(output) });
     output.clearStatus();
     results.push(result);
-    output.line(`Lia: ${result.reply}`);
-    if (index === REQUIREMENT_TURN) dioStatus = await reportDio(demo, output, sessionId, result);
+    output.line(`${demo.characterName}: ${result.reply}`);
+    if (index === REQUIREMENT_TURN) dio = await reportDio(demo, output, sessionId, result);
   }
 
   const last = results[results.length - 1];
-  const slot = last ? roleplaySlot(last.prepared.history) : undefined;
-  const compiledPromptInActorPrompt = slot !== undefined && slot !== LIA_CHARACTER_PROMPT && slot.includes('短句');
+  // By hash: the roleplay slot's text must be exactly the prompt the DIO task compiled and the turn applied.
+  const proof = proveCompiledPrompt(demoPreset, last?.prepared.history ?? [], last, dio.compiledPromptSha256);
+  const compiledPromptInActorPrompt = proof.carriesCompiledPrompt;
   output.line();
   output.line(`Actor prompt of turn ${results.length} (prepared.history):`);
   for (const message of last?.prepared.history ?? []) output.line(`  [${message.role}] ${preview(message.content)}`);
   output.line(
     compiledPromptInActorPrompt
-      ? '  ✓ the roleplay slot now holds the DIO compiled prompt (base character prompt + the lasting requirement):'
-      : '  ✗ the roleplay slot does not hold a compiled prompt (the DIO task had not finished)',
+      ? `  ✓ the roleplay slot now holds the DIO compiled prompt: sha256(slot) = ${short(proof.slotSha256)}… = the task's and the applied prompt's sha256`
+      : `  ✗ the roleplay slot does not hold the compiled prompt (slot ${short(proof.slotSha256)}…, task ${short(proof.taskSha256)}…, applied ${short(proof.appliedSha256)}…)`,
   );
-  if (compiledPromptInActorPrompt) for (const line of (slot ?? '').split('\n')) output.line(`      │ ${line}`);
+  if (compiledPromptInActorPrompt) for (const line of (proof.slot ?? '').split('\n')) output.line(`      │ ${line}`);
 
   output.line();
   output.line('Where things are:');
   output.line(`  story workspace : ${join(demo.dataDir, 'story-workspaces', HARBOR_STORY_ID)}  (edit the Markdown files by hand)`);
   output.line(`  session log     : ${join(demo.dataDir, 'sessions', sessionId)}`);
   output.line(`  next            : pnpm demo session export ${sessionId}   |   pnpm demo serve --port 8080   (with npm: npm run demo -- serve --port 8080)`);
-  return { sessionId, results, dioStatus, compiledPromptInActorPrompt };
+  return { sessionId, results, dioStatus: dio.status, compiledPromptInActorPrompt, proof };
 }
 
-async function reportDio(demo: Demo, output: CliOutput, sessionId: string, result: TurnResult): Promise<string | undefined> {
+interface DioOutcome {
+  readonly status: string | undefined;
+  readonly compiledPromptSha256: string | undefined;
+}
+
+async function reportDio(demo: Demo, output: CliOutput, sessionId: string, result: TurnResult): Promise<DioOutcome> {
   const scheduled = result.events.find((event) => event.type === 'dio/scheduled');
   if (!scheduled) {
     output.line('  (the director did not schedule a DIO task for this line)');
-    return undefined;
+    return { status: undefined, compiledPromptSha256: undefined };
   }
   const requestId = (scheduled.data as { requestId: string }).requestId;
   output.status('  ⋯ waiting for the DIO task (the plugin polls the service every second in the background)…');
@@ -87,12 +96,11 @@ async function reportDio(demo: Demo, output: CliOutput, sessionId: string, resul
   const data = (done?.data ?? {}) as { status?: string; promptChanged?: boolean; sourceVersionId?: string; compiledPromptSha256?: string };
   if (!done) output.line('  ! the DIO task did not finish within 60 s; the next turn uses what the service has');
   else output.line(`  ✓ DIO task ${data.status ?? 'ended'}: promptChanged=${String(data.promptChanged)}, sha256 ${String(data.compiledPromptSha256 ?? '—').slice(0, 12)}…`);
-  return data.status;
+  return { status: data.status, compiledPromptSha256: data.compiledPromptSha256 };
 }
 
-/** The content at the preset's `roleplay` position: the second system message. */
-function roleplaySlot(history: readonly ChatMessage[]): string | undefined {
-  return history.filter((message) => message.role === 'system')[1]?.content;
+function short(hash: string | undefined): string {
+  return (hash ?? '—').slice(0, 12);
 }
 
 function preview(text: string): string {

@@ -1,15 +1,26 @@
-// Shapes of the demo's JSON API (see apps/demo/README.md, "Web API").
+// Shapes of the demo's JSON API as the browser receives them (see apps/demo/README.md, "Web API").
+//
+// Why these are declared here and not imported from src/server or @troupe/plugin-story: the UI is
+// type-checked by web/tsconfig.json (DOM lib, no Node types, bundler resolution, no project
+// references), and a type-only import of a server module would pull the kernel, Hono, zod and
+// node:* declarations into that program. They are also the *wire* shapes (JSON after
+// serialization, e.g. optional pipeline fields absent rather than undefined), which the server's
+// zod-derived types do not spell out. Keep them in step with src/server/*.ts and
+// @troupe/plugin-story's manifest when either changes.
 
+/** Every error answer: a stable `code` and a sentence for the player. */
 export interface ApiProblem {
   readonly code: string;
   readonly message: string;
 }
 
+/** A character in the workspace manifest (its persona and knowledge are files). */
 export interface CharacterEntry {
   readonly id: string;
   readonly name: string;
   readonly enabled: boolean;
 }
+/** A section of the story draft: written in `order` when enabled; `focus` narrows a character section to one character. */
 export interface SectionEntry {
   readonly id: string;
   readonly title: string;
@@ -18,17 +29,20 @@ export interface SectionEntry {
   readonly enabled: boolean;
   readonly focus: string | null;
 }
+/** A source document for local retrieval (its text is `sources/<id>.md`). */
 export interface SourceEntry {
   readonly id: string;
   readonly title: string;
   readonly enabled: boolean;
 }
+/** The story pipeline's settings (`provider`/`model` absent = the session's model). */
 export interface PipelineSettings {
   readonly maxParallel: number;
   readonly provider?: string;
   readonly model?: string;
   readonly webSearch: boolean;
 }
+/** A workspace's manifest.json. */
 export interface StoryManifest {
   readonly name: string;
   readonly characters: readonly CharacterEntry[];
@@ -36,12 +50,14 @@ export interface StoryManifest {
   readonly sources: readonly SourceEntry[];
   readonly pipeline: PipelineSettings;
 }
+/** A whole workspace as the API answers it: revision, manifest and every file by path. */
 export interface StoryWorkspace {
   readonly id: string;
   readonly revision: number;
   readonly manifest: StoryManifest;
   readonly files: Readonly<Record<string, string>>;
 }
+/** A row of `GET /api/stories` (`problem` when a hand edit broke the manifest; `revision` null then if unknown). */
 export interface StorySummary {
   readonly id: string;
   readonly name: string;
@@ -52,11 +68,13 @@ export interface StorySummary {
   readonly problem?: string;
 }
 
+/** One exchange of `GET /api/sessions/:id/messages`: the player's input and the reply. */
 export interface ChatExchange {
   readonly turnId: string;
   readonly input: string;
   readonly reply: string;
 }
+/** A row of `GET /api/sessions`. */
 export interface SessionSummary {
   readonly id: string;
   readonly turns: number;
@@ -64,16 +82,19 @@ export interface SessionSummary {
   readonly lastActivity: string | null;
 }
 
+/** A `stage` event of the turn stream: a story stage (with its worker `item`) started, finished or failed. */
 export interface StageProgress {
   readonly stage: string;
   readonly item?: string;
   readonly status: 'started' | 'done' | 'failed';
   readonly error?: ApiProblem;
 }
+/** One message of the actor's prepared prompt. */
 export interface PreparedMessage {
   readonly role: string;
   readonly content: string;
 }
+/** The `result` event of the turn stream. */
 export interface TurnResultView {
   readonly turnId: string;
   readonly reply: string;
@@ -81,12 +102,14 @@ export interface TurnResultView {
   readonly events: readonly { readonly id: string; readonly type: string }[];
 }
 
+/** An active lasting requirement at the DIO service. */
 export interface DioRequirement {
   readonly id: string;
   readonly text: string;
   readonly requestId: string;
   readonly createdAt: string;
 }
+/** The active compiled prompt (`hashVerified`: the server checked its SHA-256). */
 export interface DioActivePrompt {
   readonly versionId: string;
   readonly sourceVersionId: string;
@@ -95,6 +118,7 @@ export interface DioActivePrompt {
   readonly compiledPromptSha256: string;
   readonly hashVerified: boolean;
 }
+/** The latest DIO task, from the session's `dio/*` events. */
 export interface DioTask {
   readonly requestId: string | null;
   readonly status: 'processing' | 'succeeded' | 'failed' | 'timed_out' | 'degraded' | 'schedule_failed';
@@ -104,6 +128,7 @@ export interface DioTask {
   readonly scheduledAt: string;
   readonly finishedAt?: string;
 }
+/** `GET /api/sessions/:id/dio`: prompt, task, last lookup and requirements. */
 export interface DioView {
   readonly sessionId: string;
   readonly targetPromptId: string;

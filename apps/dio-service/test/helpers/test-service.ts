@@ -1,4 +1,4 @@
-import { type ChatModel, silentLogger, type TreeStore } from '@troupe/kernel';
+import { type ChatModel, type Logger, silentLogger, type TreeStore } from '@troupe/kernel';
 import { MemoryTreeStore } from '@troupe/kernel/testing';
 import { offlineModel } from '@troupe/model-offline';
 import type { ServiceConfig } from '../../src/config.js';
@@ -9,7 +9,7 @@ export const TOKENS = { alice: 'alice-token-123456', bob: 'bob-token-1234567' } 
 export const LIA_BASE = '你是莉娅，一位住在海边灯塔里的旅店老板。说话温和，喜欢用比喻。';
 
 /** The reference service on 127.0.0.1 with an in-memory store (unless given) and the offline model. */
-export async function startTestService(overrides: { trees?: TreeStore; model?: ChatModel } = {}): Promise<RunningDioService & { trees: TreeStore }> {
+export async function startTestService(overrides: { trees?: TreeStore; model?: ChatModel; logger?: Logger } = {}): Promise<RunningDioService & { trees: TreeStore }> {
   const trees = overrides.trees ?? new MemoryTreeStore();
   const config: ServiceConfig = {
     port: 0,
@@ -22,7 +22,7 @@ export async function startTestService(overrides: { trees?: TreeStore; model?: C
     adminToken: ADMIN,
     model: undefined,
   };
-  const running = await startDioService(config, silentLogger, { trees, model: overrides.model ?? offlineModel() });
+  const running = await startDioService(config, overrides.logger ?? silentLogger, { trees, model: overrides.model ?? offlineModel() });
   return { ...running, trees };
 }
 

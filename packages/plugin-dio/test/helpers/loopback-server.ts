@@ -20,6 +20,8 @@ export type Reply =
 export interface LoopbackServer {
   readonly url: string;
   readonly requests: SeenRequest[];
+  /** `x-test-request-id` headers of requests answered with `hang` (see `trackedFetch`). */
+  readonly hung: Set<string>;
   handler: (request: SeenRequest) => Reply | Promise<Reply>;
   close(): Promise<void>;
 }
@@ -33,6 +35,7 @@ export async function startLoopbackServer(handler: LoopbackServer['handler']): P
   const state: LoopbackServer = {
     url: '',
     requests,
+    hung: new Set(),
     handler,
     close: async () => {
       server.closeAllConnections();
@@ -49,7 +52,11 @@ export async function startLoopbackServer(handler: LoopbackServer['handler']): P
       request.socket.destroy();
       return;
     }
-    if ('hang' in reply) return;
+    if ('hang' in reply) {
+      const id = request.headers['x-test-request-id'];
+      if (typeof id === 'string') state.hung.add(id);
+      return;
+    }
     const text = reply.raw ?? JSON.stringify(reply.json ?? {});
     response.writeHead(reply.status, { 'content-type': 'application/json' });
     response.end(text);

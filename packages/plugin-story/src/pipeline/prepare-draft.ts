@@ -31,7 +31,10 @@ const IMPLICIT_SECTION: SectionEntry = { id: 'story', title: 'Story', kind: 'pro
 
 /**
  * Runs the fixed stage order — retrieval → research → characters → director → sections → editor —
- * with the seed's degradations, each recorded as an `agent-rp/story-degraded` event.
+ * with the seed's degradations, each recorded as an `agent-rp/story-degraded` event. Retrieval caps
+ * apply once to local and web snippets together.
+ * @param input - the turn's environment, the workspace's manifest and files, the player input,
+ *   recent conversation, the source index, the retrieval caps and the optional web search
  * @returns the edited draft text
  * @throws {StoryError} STORY_NO_SECTIONS when every section failed (the caller falls back to the
  *   plain character flow); the abort reason when cancelled (never degraded)
@@ -52,7 +55,10 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
   const queryText = [...input.recentConversation.map((m) => m.content), playerInput].join('\n');
   const local = input.index.query(queryText, input.limits);
   const web = input.webSearch && manifest.pipeline.webSearch ? await searchWeb(input, degrade) : [];
-  const snippets = [...local, ...capSnippets(web, input.limits)];
+  // One cap over the merged list: the caps bound what research receives, not each origin. Local
+  // snippets rank first (they are the player's own sources); a web failure leaves `web` empty,
+  // so it removes only the web results.
+  const snippets = capSnippets([...local, ...web], input.limits);
 
   // 2. Research worker.
   let research: ResearchBrief;

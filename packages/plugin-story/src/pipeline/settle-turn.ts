@@ -20,7 +20,11 @@ export interface TurnSettlement {
  * with a stable per-turn marker (rebased on the latest revision; a retry never duplicates).
  * Unparseable output → only the reply is appended to `history.md`; no observation or proposal
  * is guessed. `outline.md` and `foreshadowing.md` are never written.
- * @throws the abort reason when cancelled; storage errors other than a settle conflict
+ * @param options - the turn's environment, the tree store, the workspace id, its manifest and files
+ *   (read at settlement time), and the final visible reply
+ * @returns what was settled (`applied: false` when a retry found the marker already settled)
+ * @throws the abort reason when cancelled; `KernelStorageError` storage errors other than
+ *   TREE_SETTLE_CONFLICT (which means an earlier attempt already settled this turn)
  */
 export async function settleTurn(options: {
   readonly env: StageEnvironment;

@@ -26,9 +26,13 @@ export interface StageCall {
 }
 
 /**
- * Calls the model for a prose stage; records the request and the result (or a stable failure).
+ * Calls the model for a prose stage; records the request (`agent-rp/story-stage-request`) and the
+ * result or a stable failure (`agent-rp/story-stage-result`).
+ * @param env - the turn's model, signal, identity and event sink
+ * @param call - the stage, item and messages
  * @returns the trimmed text
- * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_EMPTY; the abort reason when cancelled
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED (the model call failed), STORY_STAGE_EMPTY (blank
+ *   answer); the abort reason when cancelled (never recorded as a failure)
  */
 export async function callProseStage(env: StageEnvironment, call: StageCall): Promise<string> {
   return runStage(env, call, undefined, (text) => {
@@ -39,9 +43,15 @@ export async function callProseStage(env: StageEnvironment, call: StageCall): Pr
 }
 
 /**
- * Calls the model for a structured stage with the schema's JSON Schema, and validates the answer.
+ * Calls the model for a structured stage with the schema's JSON Schema, validates the answer, and
+ * records the request and the result or a stable failure like {@link callProseStage}.
+ * @param env - the turn's model, signal, identity and event sink
+ * @param call - the stage, item and messages
+ * @param schema - the zod schema the answer must fit (also sent to the model as JSON Schema)
+ * @param name - the JSON Schema's name for the provider
  * @returns the validated value
- * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED (the model call failed), STORY_STAGE_OUTPUT_INVALID
+ *   (not JSON, or not fitting the schema); the abort reason when cancelled (never recorded as a failure)
  */
 export async function callJsonStage<S extends z.ZodType>(env: StageEnvironment, call: StageCall, schema: S, name: string): Promise<z.output<S>> {
   const json = { schema: z.toJSONSchema(schema) as Record<string, unknown>, name };
@@ -87,7 +97,11 @@ async function runStage<T>(
 
 /**
  * Parses a model's JSON answer (tolerating a Markdown code fence) and validates it.
- * @throws {StoryError} STORY_STAGE_OUTPUT_INVALID naming the first bad field
+ * @param text - the model's answer
+ * @param schema - the zod schema it must fit
+ * @param stage - the stage name, for the error message
+ * @returns the validated value
+ * @throws {StoryError} STORY_STAGE_OUTPUT_INVALID naming the first bad field (`output` for a JSON syntax error)
  */
 export function parseJsonOutput<S extends z.ZodType>(text: string, schema: S, stage: string): z.output<S> {
   const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);

@@ -23,8 +23,10 @@ export const DEFAULT_RETRIEVAL_LIMITS: RetrievalLimits = Object.freeze({ maxSnip
 
 /**
  * Applies the caps in order: clip each snippet, stop at the count or total budget.
- * @param snippets - ranked snippets
+ * @param snippets - ranked snippets (for retrieval: local first, then web)
  * @param limits - the caps
+ * @returns at most `maxSnippets` snippets, each at most `maxSnippetChars`, together at most
+ *   `maxTotalChars` characters (never throws)
  */
 export function capSnippets(snippets: readonly Snippet[], limits: RetrievalLimits): Snippet[] {
   const out: Snippet[] = [];

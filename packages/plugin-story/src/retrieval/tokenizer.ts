@@ -3,8 +3,9 @@ import { StoryError } from '../errors.js';
 let segmenter: Intl.Segmenter | undefined;
 
 /**
- * True when this Node build segments Chinese (full ICU). Small-ICU builds would put a whole
+ * Tells whether this Node build segments Chinese (full ICU). Small-ICU builds would put a whole
  * Chinese sentence in one token, silently breaking retrieval.
+ * @returns true with full ICU (never throws)
  */
 export function hasFullIcu(): boolean {
   const words = [...new Intl.Segmenter('zh', { granularity: 'word' }).segment('我们去公会')].filter((s) => s.isWordLike);
@@ -30,6 +31,7 @@ export function tokenize(text: string): string[] {
 /**
  * Normalises a term: NFKD, accents stripped, lower case (`Café` matches `cafe`).
  * @param term - one token
+ * @returns the normalised term (never throws)
  */
 export function processTerm(term: string): string {
   return term.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();

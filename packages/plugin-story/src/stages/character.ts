@@ -25,8 +25,9 @@ export const CharacterProposalSchema = z.object({
 export type CharacterProposal = z.output<typeof CharacterProposalSchema>;
 
 /**
- * Builds a character worker's messages.
- * @param input - the scoped input
+ * Builds the character worker's messages: the system rules and a user message made only from the scoped input.
+ * @param input - the scoped input (its type is the cognitive boundary)
+ * @returns the chat messages (system, user)
  */
 export function characterMessages(input: CharacterWorkerInput): ChatMessage[] {
   return [
@@ -42,8 +43,11 @@ export function characterMessages(input: CharacterWorkerInput): ChatMessage[] {
 }
 
 /**
- * Runs one character worker.
- * @throws {StoryError} STORY_STAGE_MODEL_FAILED / STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled
+ * Runs one character worker on its own persona, its own knowledge and the player input.
+ * @param env - the turn's model, signal, identity and event sink
+ * @param input - the scoped input (its type is the cognitive boundary)
+ * @returns the validated proposal
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runCharacter(env: StageEnvironment, input: CharacterWorkerInput): Promise<CharacterProposal> {
   return callJsonStage(env, { stage: 'story/character', item: input.character.id, messages: characterMessages(input) }, CharacterProposalSchema, 'character_proposal');

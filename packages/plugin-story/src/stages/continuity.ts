@@ -24,8 +24,9 @@ export const ContinuityResultSchema = z.object({
 export type ContinuityResult = z.output<typeof ContinuityResultSchema>;
 
 /**
- * Builds the continuity worker's messages.
- * @param input - the scoped input
+ * Builds the continuity worker's messages: the system rules and a user message made only from the scoped input.
+ * @param input - the scoped input (its type is the cognitive boundary)
+ * @returns the chat messages (system, user)
  */
 export function continuityMessages(input: ContinuityInput): ChatMessage[] {
   const participants = input.participants.map((p) => `- ${p.id}: ${p.name}`).join('\n') || '(none)';
@@ -43,8 +44,11 @@ export function continuityMessages(input: ContinuityInput): ChatMessage[] {
 }
 
 /**
- * Runs the continuity worker.
- * @throws {StoryError} STORY_STAGE_MODEL_FAILED / STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled
+ * Runs the continuity worker on the final visible reply.
+ * @param env - the turn's model, signal, identity and event sink
+ * @param input - the scoped input (its type is the cognitive boundary)
+ * @returns the validated result
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runContinuity(env: StageEnvironment, input: ContinuityInput): Promise<ContinuityResult> {
   return callJsonStage(env, { stage: 'story/continuity', messages: continuityMessages(input) }, ContinuityResultSchema, 'continuity');

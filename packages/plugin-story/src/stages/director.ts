@@ -41,8 +41,9 @@ export type DirectorPlan = z.output<typeof DirectorPlanSchema> & { readonly fall
 export const FALLBACK_PLAN_LIMITS = Object.freeze({ maxBeats: 12, maxBeatChars: 300 });
 
 /**
- * Builds the director's messages.
- * @param input - the scoped input
+ * Builds the director's messages: the system rules and a user message made only from the scoped input.
+ * @param input - the scoped input (its type is the cognitive boundary)
+ * @returns the chat messages (system, user)
  */
 export function directorMessages(input: DirectorInput): ChatMessage[] {
   const proposals = input.proposals.map((p) => `- ${p.name} (${p.characterId}): intent ${p.proposal.intent}; action ${p.proposal.action}; says "${p.proposal.dialogue}"`).join('\n') || '(none)';
@@ -61,8 +62,11 @@ export function directorMessages(input: DirectorInput): ChatMessage[] {
 }
 
 /**
- * Runs the director.
- * @throws {StoryError} STORY_STAGE_MODEL_FAILED / STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled
+ * Runs the director: this turn's plan from outline, foreshadowing, public history, brief, proposals and sections.
+ * @param env - the turn's model, signal, identity and event sink
+ * @param input - the scoped input (its type is the cognitive boundary)
+ * @returns the validated plan
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runDirector(env: StageEnvironment, input: DirectorInput): Promise<DirectorPlan> {
   return callJsonStage(env, { stage: 'story/director', messages: directorMessages(input) }, DirectorPlanSchema, 'director_plan');
@@ -72,6 +76,7 @@ export function runDirector(env: StageEnvironment, input: DirectorInput): Promis
  * The bounded fallback plan when the director fails: the player input, each proposal's action and
  * the leading research facts, each clipped, at most {@link FALLBACK_PLAN_LIMITS}.maxBeats beats.
  * @param input - the director's input
+ * @returns a plan marked `fallback: true` (never throws)
  */
 export function fallbackPlan(input: DirectorInput): DirectorPlan {
   const clip = (text: string) => (text.length > FALLBACK_PLAN_LIMITS.maxBeatChars ? `${text.slice(0, FALLBACK_PLAN_LIMITS.maxBeatChars - 1)}…` : text);

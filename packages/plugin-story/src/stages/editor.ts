@@ -22,6 +22,7 @@ export interface EditorInput {
  * Joins drafts the way the editor receives them and the actor gets them when editing fails: each
  * section under its own `##` heading in order; a single prose section stays natural text.
  * @param drafts - drafts in workspace order
+ * @returns the assembled text (never throws)
  */
 export function assembleDrafts(drafts: readonly SectionDraft[]): string {
   if (isSingleProse(drafts)) return drafts[0]?.text ?? '';
@@ -33,8 +34,9 @@ function isSingleProse(drafts: readonly SectionDraft[]): boolean {
 }
 
 /**
- * Builds the editor's messages.
- * @param input - the scoped input
+ * Builds the editor's messages: the system rules and a user message made only from the scoped input.
+ * @param input - the scoped input (its type is the cognitive boundary)
+ * @returns the chat messages (system, user)
  */
 export function editorMessages(input: EditorInput): ChatMessage[] {
   const structure = isSingleProse(input.drafts)
@@ -50,9 +52,11 @@ export function editorMessages(input: EditorInput): ChatMessage[] {
 }
 
 /**
- * Runs the editor and checks it kept the structure.
+ * Runs the editor and checks it kept the section headings and their order.
+ * @param env - the turn's model, signal, identity and event sink
+ * @param input - the scoped input (its type is the cognitive boundary)
  * @returns the edited draft
- * @throws {StoryError} STORY_STAGE_MODEL_FAILED / STORY_STAGE_EMPTY / STORY_EDITOR_STRUCTURE; the abort reason when cancelled
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_EMPTY, STORY_EDITOR_STRUCTURE (headings merged, renamed, reordered, or added to single prose); the abort reason when cancelled (never recorded as a failure)
  */
 export async function runEditor(env: StageEnvironment, input: EditorInput): Promise<string> {
   const edited = await callProseStage(env, { stage: 'story/editor', messages: editorMessages(input) });
@@ -61,8 +65,12 @@ export async function runEditor(env: StageEnvironment, input: EditorInput): Prom
 }
 
 /**
- * Verifies the edited text has exactly the drafts' `##` headings in order (none for single prose).
- * @throws {StoryError} STORY_EDITOR_STRUCTURE
+ * Verifies the edited text has exactly the drafts' `##` headings in order (none for single prose),
+ * so the editor never merges, renames or reorders sections.
+ * @param edited - the editor's text
+ * @param drafts - the drafts it was given, in workspace order
+ * @returns nothing when the structure is kept
+ * @throws {StoryError} STORY_EDITOR_STRUCTURE naming the expected and the actual headings
  */
 export function checkStructure(edited: string, drafts: readonly SectionDraft[]): void {
   const headings = edited

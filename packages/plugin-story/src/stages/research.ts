@@ -24,8 +24,9 @@ export const ResearchBriefSchema = z.object({
 export type ResearchBrief = z.output<typeof ResearchBriefSchema> & { readonly fromSnippets?: boolean };
 
 /**
- * Builds the research worker's messages.
- * @param input - the scoped input
+ * Builds the research worker's messages: the system rules and a user message made only from the scoped input.
+ * @param input - the scoped input (its type is the cognitive boundary)
+ * @returns the chat messages (system, user)
  */
 export function researchMessages(input: ResearchInput): ChatMessage[] {
   const snippets = input.snippets.map((s, i) => `[${i + 1}] (${s.origin}: ${s.ref}) ${s.text}`).join('\n') || '(none)';
@@ -44,8 +45,11 @@ export function researchMessages(input: ResearchInput): ChatMessage[] {
 }
 
 /**
- * Runs the research worker.
- * @throws {StoryError} STORY_STAGE_MODEL_FAILED / STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled
+ * Runs the research worker on public material only.
+ * @param env - the turn's model, signal, identity and event sink
+ * @param input - the scoped input (its type is the cognitive boundary)
+ * @returns the validated brief
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runResearch(env: StageEnvironment, input: ResearchInput): Promise<ResearchBrief> {
   return callJsonStage(env, { stage: 'story/research', messages: researchMessages(input) }, ResearchBriefSchema, 'research_brief');
@@ -54,6 +58,7 @@ export function runResearch(env: StageEnvironment, input: ResearchInput): Promis
 /**
  * The degraded brief when research fails: the local and web snippets themselves, bounded.
  * @param snippets - retrieved snippets (already capped)
+ * @returns a brief marked `fromSnippets: true` (never throws)
  */
 export function briefFromSnippets(snippets: readonly Snippet[]): ResearchBrief {
   return { facts: snippets.slice(0, 20).map((s) => `${s.title}: ${s.text}`), continuity: '', fromSnippets: true };

@@ -15,13 +15,14 @@ export interface SectionWriterInput {
 
 const KIND_RULES: Record<SectionDefinition['kind'], string> = {
   prose: 'Write narration, setting, action and dialogue.',
-  character: 'Focus on the named character(s), showing only what the plan makes public.',
+  character: "Focus on the named character(s). Even when focused on one character, show only what the director's plan makes public — never anything else that character privately knows.",
   history: 'Present timeline, background or records for the reader, using only facts that are already public.',
 };
 
 /**
- * Builds a section writer's messages.
- * @param input - the scoped input
+ * Builds the section writer's messages: the system rules and a user message made only from the scoped input.
+ * @param input - the scoped input (its type is the cognitive boundary)
+ * @returns the chat messages (system, user)
  */
 export function sectionMessages(input: SectionWriterInput): ChatMessage[] {
   const focus = input.section.focus ? `${input.section.focus.name} (${input.section.focus.id})` : 'all participants';
@@ -40,8 +41,10 @@ export function sectionMessages(input: SectionWriterInput): ChatMessage[] {
 
 /**
  * Runs one section writer.
- * @returns the section's draft text
- * @throws {StoryError} STORY_STAGE_MODEL_FAILED / STORY_STAGE_EMPTY; the abort reason when cancelled
+ * @param env - the turn's model, signal, identity and event sink
+ * @param input - the scoped input (its type is the cognitive boundary)
+ * @returns the section's draft text (no heading)
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_EMPTY; the abort reason when cancelled (never recorded as a failure)
  */
 export function runSection(env: StageEnvironment, input: SectionWriterInput): Promise<string> {
   return callProseStage(env, { stage: 'story/section', item: input.section.id, messages: sectionMessages(input) });

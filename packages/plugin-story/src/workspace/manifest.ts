@@ -83,7 +83,7 @@ export type PipelineSettings = z.output<typeof PipelineSettingsSchema>;
 /**
  * Formats a zod path as `sections[1].kind`.
  * @param path - issue path
- * @returns a readable field name (`manifest` for the root)
+ * @returns a readable field name (`manifest` for the root; never throws)
  */
 export function formatFieldPath(path: readonly PropertyKey[]): string {
   let out = '';
@@ -124,6 +124,8 @@ export function parseManifest(text: string): StoryManifest {
 /**
  * Serialises a manifest the way the editing API writes it (2-space JSON, newline-terminated).
  * @param manifest - a manifest (validated before writing)
+ * @returns the JSON text
+ * @throws {StoryError} STORY_MANIFEST_INVALID naming the first bad field
  */
 export function serializeManifest(manifest: StoryManifestInput): string {
   return `${JSON.stringify(validateManifest(manifest), null, 2)}\n`;
@@ -132,6 +134,7 @@ export function serializeManifest(manifest: StoryManifestInput): string {
 /**
  * The enabled sections in manifest order (`order`, then position in the array).
  * @param manifest - a validated manifest
+ * @returns the enabled sections, sorted (never throws)
  */
 export function orderedEnabledSections(manifest: StoryManifest): SectionEntry[] {
   return manifest.sections

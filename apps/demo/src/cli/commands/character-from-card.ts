@@ -1,4 +1,20 @@
 import type { ImportedCharacter } from '@troupe/plugin-actor-assembler';
+import { STORY_ITEM_ID_PATTERN } from '@troupe/plugin-story';
+
+/**
+ * A card that cannot become a workspace character as given (`code` is stable).
+ * - `DEMO_INVALID_CARD_ID` — no valid character id from `--character-id` or the card's name.
+ */
+export class CardImportError extends Error {
+  /** Stable code. */
+  readonly code = 'DEMO_INVALID_CARD_ID';
+
+  /** @param message - what to do instead */
+  constructor(message: string) {
+    super(message);
+    this.name = 'CardImportError';
+  }
+}
 
 /** A character ready for `StoryWorkspaces.addCharacter`. */
 export interface CardCharacter {
@@ -14,12 +30,17 @@ export interface CardCharacter {
  * knowledge).
  * @param character - the imported card character
  * @param id - the id to use; default derived from the name (ASCII letters and digits)
- * @throws Error when no valid id can be derived and none is given
+ * @returns the character with its id, persona and empty knowledge
+ * @throws {CardImportError} DEMO_INVALID_CARD_ID when the given id is invalid or none can be derived
  */
 export function characterFromCard(character: ImportedCharacter, id?: string): CardCharacter {
   const derived = id ?? character.name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
-  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(derived)) {
-    throw new Error(`Cannot derive an id from the card name "${character.name}"; pass --character-id`);
+  if (!STORY_ITEM_ID_PATTERN.test(derived)) {
+    throw new CardImportError(
+      id === undefined
+        ? `Cannot derive a character id from the card name "${character.name}"; pass --character-id (1–64 of a-z, 0-9, "_" and "-")`
+        : `Invalid --character-id "${id}": use 1–64 of a-z, 0-9, "_" and "-", starting with a letter or digit`,
+    );
   }
   const persona = [
     `# ${character.name}`,

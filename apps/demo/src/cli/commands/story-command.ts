@@ -46,7 +46,8 @@ export function registerStoryCommand(program: Command, context: CliContext): voi
     .description('delete a workspace and its files')
     .action((id: string) =>
       run(async (demo) => {
-        const workspace = await demo.workspaces.read(id);
+        // readRaw: a workspace whose manifest.json a hand edit broke must still be deletable.
+        const workspace = await demo.workspaces.readRaw(id);
         const deleted = await demo.workspaces.delete(id, workspace.revision);
         context.output.line(deleted ? `deleted ${id}` : `${id} did not exist`);
       }),

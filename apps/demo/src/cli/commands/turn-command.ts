@@ -3,7 +3,12 @@ import type { Command } from 'commander';
 import { type CliContext, type GlobalOptions, withDemo } from '../context.js';
 import { turnProgress } from '../turn-progress.js';
 
-/** Registers `turn --session ID --text "…" [--story ID] [--json]`. */
+/**
+ * Registers `turn --session ID --text "…" [--story ID] [--json]`.
+ * @param program - the root command
+ * @param context - output and environment
+ * @throws (when run) StoryError STORY_WORKSPACE_NOT_FOUND / STORY_INVALID_ID for a bad `--story`, KERNEL_TURN_INPUT_INVALID for a bad session id
+ */
 export function registerTurnCommand(program: Command, context: CliContext): void {
   program
     .command('turn')
@@ -14,7 +19,12 @@ export function registerTurnCommand(program: Command, context: CliContext): void
     .option('--json', 'print the result (reply, events, prepared messages) as JSON')
     .action(async (options: { session: string; text: string; story?: string; json?: boolean }) => {
       await withDemo(context, program.opts<GlobalOptions>(), async (demo) => {
-        if (options.story) await selectStoryWorkspace(demo.storage.sessions, options.session, options.story);
+        if (options.story) {
+          // Like the web route: a workspace that does not exist is STORY_WORKSPACE_NOT_FOUND
+          // before anything is written to the session.
+          await demo.workspaces.read(options.story);
+          await selectStoryWorkspace(demo.storage.sessions, options.session, options.story);
+        }
         const result = await demo.harness.runTurn(demo.turnInput(options.session, options.text), {
           ...(options.json ? {} : { onEvent: turnProgress(context.output) }),
         });
@@ -25,7 +35,7 @@ export function registerTurnCommand(program: Command, context: CliContext): void
             JSON.stringify({ turnId, sessionId, step, reply, prepared, events, postReviewErrors: postReviewErrors.map((error) => ({ code: error.code, message: error.message })) }, null, 2),
           );
         } else {
-          context.output.line(`Lia: ${result.reply}`);
+          context.output.line(`${demo.characterName}: ${result.reply}`);
         }
       });
     });

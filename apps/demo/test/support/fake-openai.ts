@@ -1,0 +1,72 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One chat completion request the fake server received. */
+export interface RecordedRequest {
+  readonly path: string;
+  readonly body: { readonly model?: string; readonly stream?: boolean; readonly messages?: readonly { role: string; content: unknown }[] };
+}
+
+/** A loopback OpenAI-compatible server answering every chat completion with `reply`. */
+export interface FakeOpenAi {
+  /** Base URL including `/v1`. */
+  readonly baseUrl: string;
+  readonly requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Starts a fake OpenAI-compatible server on 127.0.0.1 (port 0): `POST /v1/chat/completions`
+ * answers `reply` (streamed as SSE chunks when `stream` is set), everything else 404.
+ * @param reply - the assistant text of every answer
+ * @returns the running server
+ */
+export async function startFakeOpenAi(reply: string): Promise<FakeOpenAi> {
+  const requests: RecordedRequest[] = [];
+  const server = createServer(async (req, res) => {
+    const path = req.url ?? '';
+    if (req.method !== 'POST' || !path.startsWith('/v1/chat/completions')) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
+      return;
+    }
+    const body = JSON.parse(await readBody(req)) as RecordedRequest['body'];
+    requests.push({ path, body });
+    const base = { id: `chatcmpl-${requests.length}`, created: 1_700_000_000, model: body.model ?? 'fake' };
+    if (body.stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (delta: object, finish: string | null) =>
+        res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+      chunk({ role: 'assistant', content: '' }, null);
+      for (const piece of reply.match(/.{1,4}/gsu) ?? []) chunk({ content: piece }, null);
+      chunk({}, 'stop');
+      res.end('data: [DONE]\n\n');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        ...base,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
