@@ -57,7 +57,7 @@ export { systemClock } from './ports/clock.js';
 export type { Clock } from './ports/clock.js';
 export { consoleLogger, silentLogger } from './ports/logger.js';
 export type { LogFields, Logger } from './ports/logger.js';
-export { SESSION_ID_PATTERN, validateNewEvent, validateNewEvents, validateSessionId } from './ports/session-log.js';
+export { SESSION_ID_PATTERN, validateEventKey, validateNewEvent, validateNewEvents, validateSessionId } from './ports/session-log.js';
 export { parseExport } from './ports/session-export.js';
 export type { EventKey, NewSessionEvent, ReadEventsOptions, SessionEvent, SessionLog } from './ports/session-log.js';
 export { MANIFEST_PATH, SETTLE_MARKER_PATTERN, TREE_ID_PATTERN } from './ports/tree-store.js';

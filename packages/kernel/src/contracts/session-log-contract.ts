@@ -46,6 +46,9 @@ export function describeSessionLogContract(name: string, make: () => Promise<Ses
         expect(await codeOf(log.append('con', [newEvent('ok/fine')]))).toBe('SESSION_INVALID_ID');
         expect(await codeOf(log.append('s1', null as never))).toBe('SESSION_INVALID_EVENT');
         expect(await codeOf(log.append('s1', [null as never]))).toBe('SESSION_INVALID_EVENT');
+        expect(await codeOf(log.findLatest('s1', null as never))).toBe('SESSION_INVALID_EVENT');
+        expect(await codeOf(log.findLatest('s1', { type: 'a/b', key: '' }))).toBe('SESSION_INVALID_EVENT');
+        expect(await codeOf(log.import('s2', 42 as never))).toBe('SESSION_INVALID_EVENT');
         expect(await log.read('s1')).toEqual([]);
         expect(await codeOf(log.read('s1', { afterId: 'e99' }))).toBe('SESSION_EVENT_NOT_FOUND');
       }));

@@ -91,6 +91,8 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
         expect(await codeOf(store.settle('s', { marker: 'm', appends: { 'history.md': 1 } } as never))).toBe('TREE_INVALID_INPUT');
         expect(await codeOf(store.settle('s', undefined as never))).toBe('TREE_INVALID_INPUT');
         expect(await store.read('s')).toEqual({ treeId: 's', revision: 1, files: { 'a.md': 'A' } });
+        // Input is checked before existence, in every implementation.
+        expect(await codeOf(store.commit('missing', { baseRevision: 1 } as never))).toBe('TREE_INVALID_INPUT');
       }));
 
     it('keeps the manifest revision in step and preserves caller fields', () =>

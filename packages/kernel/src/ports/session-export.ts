@@ -6,6 +6,7 @@ import { KernelStorageError } from './storage-errors.js';
  * @throws {KernelStorageError} SESSION_INVALID_EVENT naming the bad line
  */
 export function parseExport(jsonl: string): SessionEvent[] {
+  if (typeof jsonl !== 'string') throw new KernelStorageError('SESSION_INVALID_EVENT', 'An export must be JSON Lines text');
   const lines = jsonl.split('\n').filter((line) => line.length > 0);
   const seen = new Set<string>();
   return lines.map((line, index) => {

@@ -112,6 +112,18 @@ export function validateNewEvents(events: unknown): asserts events is readonly N
   for (const event of events) validateNewEvent(event as NewSessionEvent);
 }
 
+/**
+ * Validates a `findLatest` key: `{type, key}` of non-empty strings.
+ * @param key - the candidate key
+ * @throws {KernelStorageError} SESSION_INVALID_EVENT
+ */
+export function validateEventKey(key: unknown): asserts key is EventKey {
+  const candidate = key as Partial<EventKey> | null;
+  if (typeof candidate !== 'object' || candidate === null || typeof candidate.type !== 'string' || typeof candidate.key !== 'string' || candidate.key.length === 0) {
+    throw new KernelStorageError('SESSION_INVALID_EVENT', 'Invalid event key: findLatest takes {type, key} with non-empty strings');
+  }
+}
+
 /** Session ids: lower-case letters, digits, `_` and `-`, 1–64 characters, starting alphanumeric (not a Windows device name). */
 export const SESSION_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 

@@ -6,6 +6,7 @@ import {
   type ReadEventsOptions,
   type SessionEvent,
   type SessionLog,
+  validateEventKey,
   validateNewEvents,
   validateSessionId,
 } from '../ports/session-log.js';
@@ -55,6 +56,7 @@ export class MemorySessionLog implements SessionLog {
 
   async findLatest(sessionId: string, key: EventKey): Promise<SessionEvent | undefined> {
     validateSessionId(sessionId);
+    validateEventKey(key);
     const found = this.#sessions.get(sessionId)?.keys.get(indexKey(key.type, key.key));
     return found ? clone(found) : undefined;
   }
@@ -79,8 +81,8 @@ export class MemorySessionLog implements SessionLog {
 
   async import(sessionId: string, jsonl: string): Promise<void> {
     validateSessionId(sessionId);
-    if (this.#sessions.has(sessionId)) throw exists(sessionId);
     const events = parseExport(jsonl);
+    if (this.#sessions.has(sessionId)) throw exists(sessionId);
     const session = this.#session(sessionId, true);
     for (const event of events) this.#push(session, { ...event, sessionId });
     session.nextSeq = Math.max(1, ...events.map((event) => sequenceOf(event.id) + 1));

@@ -39,8 +39,10 @@ export class MemoryTreeStore implements TreeStore {
   }
 
   async commit(treeId: string, change: TreeCommit): Promise<TreeSnapshot> {
-    const tree = this.#get(treeId);
+    validateTreeId(treeId);
+    // Input first, then existence: the same order as @troupe/storage-fs.
     const { baseRevision, writes } = validateTreeCommit(change);
+    const tree = this.#get(treeId);
     if (baseRevision !== tree.revision) throw new RevisionConflictError(treeId, baseRevision, tree.revision);
     const files = { ...tree.files };
     for (const [path, content] of writes) {
@@ -54,6 +56,7 @@ export class MemoryTreeStore implements TreeStore {
   }
 
   async settle(treeId: string, settlement: TreeSettlement): Promise<SettleResult> {
+    validateTreeId(treeId);
     const { marker, appends } = validateTreeSettlement(settlement);
     const tree = this.#get(treeId);
     const digest = settlementDigest(appends);

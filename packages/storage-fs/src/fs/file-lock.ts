@@ -1,16 +1,14 @@
-import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { KernelStorageError } from '@troupe/kernel';
-import * as z from 'zod';
 import { writeFully } from './atomic-write.js';
-import { readFileBytes } from './read-file.js';
+import { isOwnerDead, type LockSnapshot, markHeld, newLockOwner, readLock } from './lock-owner.js';
 import { CREATE_EXCLUSIVE, errorCode, type StorageFs } from './storage-fs.js';
-import { isProcessAlive, tempName } from './temp-names.js';
-
-const LockOwnerSchema = z.object({ pid: z.number().int(), host: z.string(), at: z.number() });
+import { tempName } from './temp-names.js';
 
 /** How long a lock file whose owner cannot be read (someone else's garbage) is waited on. */
 const UNREADABLE_LOCK_GRACE_MS = 5_000;
+/** How long a missing lock is re-read before it counts as lost: a breaker may hold it aside briefly. */
+const ASIDE_GRACE_MS = 100;
 
 /** Options for {@link withFileLock}. */
 export interface FileLockOptions {
@@ -20,34 +18,54 @@ export interface FileLockOptions {
   readonly onMissing: () => Error;
 }
 
+/** The lock as seen by the critical section. */
+export interface HeldLock {
+  /**
+   * Re-reads the lock file and checks it still carries this holder's nonce. Call right before a
+   * point of no return (a commit point, an append), so a holder whose lock was broken or stolen
+   * stops instead of writing beside the new holder.
+   * @param what - what is about to happen, for the error message
+   * @throws {KernelStorageError} STORAGE_IO when the lock is no longer ours
+   */
+  assertHeld(what: string): Promise<void>;
+}
+
 /**
- * Runs `work` holding a cross-process lock: a file created with O_EXCL holding `{pid, host, at}`.
- * A lock whose owner is a dead process on this host is stale and broken (a SIGKILLed holder
- * never blocks the store). Locks from other hosts are only waited on, never broken.
+ * Runs `work` holding a cross-process lock: a file published with link(2) holding
+ * `{pid, host, at, nonce, start}`. A lock whose owner is certainly dead on this host (no such
+ * pid, or the pid was reused by a process that started later) is broken; locks from other hosts
+ * are only waited on. Breaking and releasing move the file aside and check it is the one they
+ * meant before deleting it, so neither ever removes somebody else's fresh lock.
  * @param fs - file-system layer
  * @param lockPath - the lock file
  * @param options - timeout and the missing-directory error
- * @param work - the critical section
+ * @param work - the critical section; gets {@link HeldLock} to re-check ownership
  * @returns what `work` returns
- * @throws {KernelStorageError} STORAGE_IO when the lock stays held past the timeout
+ * @throws {KernelStorageError} STORAGE_IO when the lock stays held past the timeout, or when the
+ * lock was lost before a point of no return (from `assertHeld`)
  */
-export async function withFileLock<T>(fs: StorageFs, lockPath: string, options: FileLockOptions, work: () => Promise<T>): Promise<T> {
-  await acquire(fs, lockPath, options);
+export async function withFileLock<T>(fs: StorageFs, lockPath: string, options: FileLockOptions, work: (lock: HeldLock) => Promise<T>): Promise<T> {
+  const owner = newLockOwner();
+  const body = Buffer.from(JSON.stringify(owner));
+  const isOurs = (snapshot: LockSnapshot) => snapshot.owner !== 'garbage' && snapshot.owner.nonce === owner.nonce;
+  markHeld(owner.nonce, true);
   try {
-    return await work();
+    await acquire(fs, lockPath, options, body);
+    return await work({ assertHeld: (what) => assertHeld(fs, lockPath, isOurs, what) });
   } finally {
-    // A failed release leaves a lock owned by a live pid; it becomes stale when we exit.
-    await fs.unlink(lockPath).catch(() => undefined);
+    // Best effort: a lock we fail to remove names our pid and an unheld nonce, so it is stale.
+    await release(fs, lockPath, isOurs).catch(() => undefined);
+    markHeld(owner.nonce, false);
   }
 }
 
-async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions): Promise<void> {
-  const body = Buffer.from(JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }));
+async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions, body: Buffer): Promise<void> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (let attempt = 0; ; attempt++) {
     // Write the owner into a temp, then link() it to the lock name: the lock appears complete
     // or not at all, so a holder killed mid-acquire never leaves an ownerless lock behind.
-    const temp = join(lockPath, '..', tempName());
+    const temp = join(dirname(lockPath), tempName());
+    let published = false;
     try {
       const fd = await fs.open(temp, CREATE_EXCLUSIVE, 0o644);
       try {
@@ -56,41 +74,85 @@ async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions
         await fs.close(fd);
       }
       await fs.link(temp, lockPath);
-      return;
+      published = true;
     } catch (error) {
       const code = errorCode(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR') throw options.onMissing();
-      if (code !== 'EEXIST') throw new KernelStorageError('STORAGE_IO', `Could not lock ${lockPath} (${code})`, { cause: error });
+      if (code === 'ENOENT' || code === 'ENOTDIR') {
+        // The folder is gone, or a sweeper in this process removed our temp: retry only in the latter case.
+        if ((await fs.lstat(dirname(lockPath)))?.kind !== 'directory') throw options.onMissing();
+      } else if (code !== 'EEXIST') {
+        throw new KernelStorageError('STORAGE_IO', `Could not lock ${lockPath} (${code})`, { cause: error });
+      }
     } finally {
       await fs.unlink(temp).catch(() => undefined);
     }
+    if (published) return;
     if (await breakIfStale(fs, lockPath)) continue;
     if (Date.now() > deadline) {
       throw new KernelStorageError('STORAGE_IO', `${lockPath} is held by another process; gave up waiting. Remove it if no Troupe process is running.`);
     }
     // Back off 1–16 ms with jitter: commits take a few ms, so this keeps 8 writers fair.
-    await new Promise((resolve) => setTimeout(resolve, Math.min(16, 1 + attempt) * (0.5 + Math.random())));
+    await sleep(Math.min(16, 1 + attempt) * (0.5 + Math.random()));
   }
 }
 
+/** @returns true when the caller should retry at once (lock gone or broken) */
 async function breakIfStale(fs: StorageFs, lockPath: string): Promise<boolean> {
-  const owner = await readOwner(fs, lockPath);
-  // Released meanwhile: retry at once. Never break what we could not read: it may be a new lock.
-  if (owner === 'missing') return true;
-  const stale = owner === 'garbage' ? await unreadableForTooLong(fs, lockPath) : owner.host === hostname() && !isProcessAlive(owner.pid);
+  const seen = await readLock(fs, lockPath);
+  if (seen === 'missing') return true;
+  const stale = seen.owner === 'garbage' ? await unreadableForTooLong(fs, lockPath) : isOwnerDead(seen.owner);
   if (!stale) return false;
-  // Move it aside first so only one breaker removes it; a lost race just retries. Known gap: if
-  // another waiter broke the same stale lock and took a fresh one between our read and this
-  // rename, we move the fresh one (two holders for one commit). Putting it back instead could
-  // resurrect a lock its owner already released, which is worse for a long-running server.
-  const aside = join(lockPath, '..', tempName());
+  // Another waiter may have broken the same stale lock and published its own since we read it:
+  // remove only if what we moved aside is byte for byte the stale lock we judged.
+  await removeIf(fs, lockPath, (moved) => moved.bytes.equals(seen.bytes));
+  return true;
+}
+
+async function release(fs: StorageFs, lockPath: string, isOurs: (snapshot: LockSnapshot) => boolean): Promise<void> {
+  const deadline = Date.now() + ASIDE_GRACE_MS;
+  // 'gone' may mean a breaker holds our lock aside for a moment and is about to put it back.
+  while ((await removeIf(fs, lockPath, isOurs)) === 'gone' && Date.now() < deadline) await sleep(2);
+}
+
+/**
+ * Renames the lock aside (atomic: exactly one mover gets a given file), then deletes it if it is
+ * the expected one; otherwise links it back, exclusively, so it never replaces a newer lock.
+ * @returns 'removed', 'restored' (not the expected lock), 'lost' (not expected, and a newer lock
+ * took its place: its owner finds its nonce gone at its next check), or 'gone' (nothing to move)
+ */
+async function removeIf(fs: StorageFs, lockPath: string, expected: (moved: LockSnapshot) => boolean): Promise<'removed' | 'restored' | 'lost' | 'gone'> {
+  const aside = join(dirname(lockPath), tempName());
   try {
     await fs.rename(lockPath, aside);
-    await fs.unlink(aside);
   } catch {
-    // someone else broke or released it
+    return 'gone';
   }
-  return true;
+  try {
+    const moved = await readLock(fs, aside);
+    if (moved !== 'missing' && expected(moved)) return 'removed';
+    try {
+      await fs.link(aside, lockPath);
+      return 'restored';
+    } catch {
+      return 'lost';
+    }
+  } finally {
+    await fs.unlink(aside).catch(() => undefined);
+  }
+}
+
+async function assertHeld(fs: StorageFs, lockPath: string, isOurs: (snapshot: LockSnapshot) => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + ASIDE_GRACE_MS;
+  for (;;) {
+    const current = await readLock(fs, lockPath);
+    if (current !== 'missing' && isOurs(current)) return;
+    if (current !== 'missing' || Date.now() >= deadline) break;
+    await sleep(2);
+  }
+  throw new KernelStorageError(
+    'STORAGE_IO',
+    `Lost the lock ${lockPath} (another process broke or removed it) before ${what}; stopped so two writers never commit at once. Try again.`,
+  );
 }
 
 const firstSeenUnreadable = new Map<string, number>();
@@ -106,17 +168,6 @@ async function unreadableForTooLong(fs: StorageFs, lockPath: string): Promise<bo
   return true;
 }
 
-async function readOwner(fs: StorageFs, path: string): Promise<z.infer<typeof LockOwnerSchema> | 'missing' | 'garbage'> {
-  let text: string;
-  try {
-    text = (await readFileBytes(fs, path)).toString('utf8');
-  } catch (error) {
-    return errorCode(error) === 'ENOENT' ? 'missing' : 'garbage';
-  }
-  try {
-    const parsed = LockOwnerSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : 'garbage';
-  } catch {
-    return 'garbage';
-  }
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

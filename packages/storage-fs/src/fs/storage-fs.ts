@@ -3,7 +3,9 @@ import { promisify } from 'node:util';
 
 /** What `lstat` reports about one directory entry (never follows symlinks). */
 export interface EntryStat {
+  /** What the entry is; `other` covers sockets, devices and FIFOs. */
   readonly kind: 'file' | 'directory' | 'symlink' | 'other';
+  /** Size in bytes. */
   readonly size: number;
   /** Change-detection signature: inode, size, mtime and ctime in nanoseconds. */
   readonly signature: string;
@@ -15,30 +17,100 @@ export interface EntryStat {
  * Errors must be Node-style (`code` like `ENOENT`, `EEXIST`).
  */
 export interface StorageFs {
-  /** `open(2)`; returns a descriptor. `flags` are `fs.constants` bits. */
+  /**
+   * `open(2)`.
+   * @param path - the file
+   * @param flags - `fs.constants` bits (see `CREATE_EXCLUSIVE`, `READ_NOFOLLOW`, …)
+   * @param mode - permissions for a created file
+   * @returns a descriptor
+   */
   open(path: string, flags: number, mode?: number): Promise<number>;
-  /** `pwrite(2)` (or `write(2)` when `position` is null); may write fewer bytes than asked. */
+  /**
+   * `pwrite(2)` (or `write(2)` when `position` is null); may write fewer bytes than asked.
+   * @param fd - open descriptor
+   * @param buffer - source bytes
+   * @param offset - first byte of `buffer` to write
+   * @param length - how many bytes to write
+   * @param position - file offset, or null for the current position
+   * @returns bytes written
+   */
   write(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<number>;
-  /** `pread(2)`; may read fewer bytes than asked. */
+  /**
+   * `pread(2)`; may read fewer bytes than asked.
+   * @param fd - open descriptor
+   * @param buffer - destination
+   * @param offset - first byte of `buffer` to fill
+   * @param length - how many bytes to read at most
+   * @param position - file offset
+   * @returns bytes read (0 at the end of the file)
+   */
   read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>;
-  /** Size of an open file. */
+  /**
+   * Size of an open file (`fstat(2)`).
+   * @param fd - open descriptor
+   * @returns size in bytes
+   */
   fsize(fd: number): Promise<number>;
+  /**
+   * `fsync(2)`: the file's data and size reach the disk before this resolves.
+   * @param fd - open descriptor
+   */
   fsync(fd: number): Promise<void>;
+  /**
+   * `ftruncate(2)`: cuts (or extends with zeros) an open file.
+   * @param fd - open descriptor
+   * @param length - the new size
+   */
   ftruncate(fd: number, length: number): Promise<void>;
+  /**
+   * `close(2)`.
+   * @param fd - open descriptor
+   */
   close(fd: number): Promise<void>;
+  /**
+   * `rename(2)`: atomically replaces `to` (same file system).
+   * @param from - existing path
+   * @param to - new path
+   */
   rename(from: string, to: string): Promise<void>;
-  /** `link(2)`: a hard link; EEXIST when `to` exists (an atomic, exclusive publish). */
+  /**
+   * `link(2)`: a hard link; EEXIST when `to` exists (an atomic, exclusive publish).
+   * @param from - existing file
+   * @param to - the new name
+   */
   link(from: string, to: string): Promise<void>;
+  /**
+   * `unlink(2)`: removes a file name (ENOENT when missing).
+   * @param path - the file
+   */
   unlink(path: string): Promise<void>;
-  /** Creates one directory (not recursive); EEXIST when present. */
+  /**
+   * Creates one directory (not recursive); EEXIST when present.
+   * @param path - the directory
+   */
   mkdir(path: string): Promise<void>;
-  /** Removes a directory tree (no-op when missing). Never follows symlinks. */
+  /**
+   * Removes a directory tree (no-op when missing). Never follows symlinks.
+   * @param path - the directory
+   */
   removeTree(path: string): Promise<void>;
-  /** Names in a directory. */
+  /**
+   * Names in a directory.
+   * @param path - the directory
+   * @returns entry names (no `.` / `..`)
+   */
   readdir(path: string): Promise<string[]>;
-  /** `lstat(2)`; `undefined` when the path does not exist. */
+  /**
+   * `lstat(2)` (never follows a symlink).
+   * @param path - any path
+   * @returns what is there, or `undefined` when the path does not exist
+   */
   lstat(path: string): Promise<EntryStat | undefined>;
-  /** Flushes a directory's entries (best effort: some platforms cannot). */
+  /**
+   * Flushes a directory's entries, so renames and creations in it survive a power cut (best
+   * effort: some platforms cannot).
+   * @param path - the directory
+   */
   fsyncDir(path: string): Promise<void>;
 }
 

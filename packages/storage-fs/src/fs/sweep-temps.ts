@@ -6,6 +6,9 @@ import { isProcessAlive, tempOwner } from './temp-names.js';
  * Removes temp files and folders in the tree left by dead processes or by this one (call under
  * the tree lock, after recovery: then none of ours belongs to a change in flight). Temps of other
  * live processes are lock attempts in progress and are left alone. Caller files are never touched.
+ * @param fs - file-system layer
+ * @param dir - the folder to sweep (a tree folder, or a session folder)
+ * @param recursive - also sweep sub-folders (default true; false for a flat session folder)
  * @returns how many temps were removed
  */
 export async function sweepTemps(fs: StorageFs, dir: string, recursive = true): Promise<number> {
@@ -22,6 +25,25 @@ export async function sweepTemps(fs: StorageFs, dir: string, recursive = true): 
     } else if (recursive && stat?.kind === 'directory') {
       removed += await sweepTemps(fs, path);
     }
+  }
+  return removed;
+}
+
+/**
+ * Removes the temps of dead processes directly in `dir` (not recursive). For the trees and
+ * sessions folders, swept without a lock: temps of live processes, including this one, may be a
+ * create or delete in flight, so only orphans of dead processes are removed.
+ * @param fs - file-system layer
+ * @param dir - `<root>/story-workspaces` or `<root>/sessions`
+ * @returns how many temps were removed
+ */
+export async function sweepDeadTemps(fs: StorageFs, dir: string): Promise<number> {
+  let removed = 0;
+  for (const name of await fs.readdir(dir)) {
+    const owner = tempOwner(name);
+    if (owner === undefined || isProcessAlive(owner)) continue;
+    await fs.removeTree(join(dir, name));
+    removed += 1;
   }
   return removed;
 }

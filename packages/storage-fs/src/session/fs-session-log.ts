@@ -7,17 +7,18 @@ import {
   type SessionEvent,
   type SessionLog,
   parseExport,
-  validateNewEvent,
+  validateEventKey,
+  validateNewEvents,
   validateSessionId,
 } from '@troupe/kernel';
 import { asIoError, atomicWriteFile, writeFully } from '../fs/atomic-write.js';
-import { withFileLock } from '../fs/file-lock.js';
+import { type HeldLock, withFileLock } from '../fs/file-lock.js';
 import { KeyedQueue } from '../fs/keyed-queue.js';
 import { readFileBytes } from '../fs/read-file.js';
 import { APPEND_NOFOLLOW, errorCode, type StorageFs } from '../fs/storage-fs.js';
-import { isProcessAlive, tempName, tempOwner } from '../fs/temp-names.js';
+import { tempName } from '../fs/temp-names.js';
 import { mkdirp } from '../tree/safe-paths.js';
-import { sweepTemps } from '../fs/sweep-temps.js';
+import { sweepDeadTemps, sweepTemps } from '../fs/sweep-temps.js';
 import { eventLine, parseEventLine, sequenceOf } from './event-lines.js';
 import { SessionIndex } from './session-index.js';
 
@@ -31,10 +32,15 @@ export interface FsSessionLogOptions {
   readonly lockTimeoutMs?: number;
 }
 
+/** The files of one session. */
 interface SessionPaths {
+  /** `<dir>/<id>` */
   readonly dir: string;
+  /** `events.jsonl`: one event per line */
   readonly events: string;
+  /** `session.json`: `{nextSeq, parent?}` of a branched or imported session */
   readonly meta: string;
+  /** the cross-process lock file */
   readonly lock: string;
 }
 
@@ -55,22 +61,27 @@ export class FsSessionLog implements SessionLog {
 
   /**
    * Appends a batch with one write and one fsync; all or none.
-   * @throws {KernelStorageError} SESSION_INVALID_ID, SESSION_INVALID_EVENT, SESSION_CORRUPT, STORAGE_IO
+   * @param sessionId - the session (created on its first append)
+   * @param events - the batch, in order; ids are assigned here
+   * @returns the stored events with their ids
+   * @throws {KernelStorageError} SESSION_INVALID_ID, SESSION_INVALID_EVENT (not an array, or a bad
+   * event), SESSION_CORRUPT, STORAGE_IO (disk failure or lost lock; nothing appended)
    */
   async append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {
     validateSessionId(sessionId);
-    for (const event of events) validateNewEvent(event);
+    validateNewEvents(events);
     const fs = this.#options.fs;
     const paths = this.#paths(sessionId);
     await mkdirp(fs, paths.dir).catch((error: unknown) => {
       throw asIoError(error, `Could not create session "${sessionId}"`);
     });
-    return this.#locked(sessionId, async (index) => {
+    return this.#locked(sessionId, async (index, _paths, lock) => {
       let seq = index.nextSeq();
       const stored = events.map((event) => ({ ...event, id: `e${seq++}`, sessionId }));
       const lines = stored.map(eventLine);
       const bytes = Buffer.from(lines.join(''), 'utf8');
       const created = index.size === 0 && !(await fs.lstat(paths.events));
+      await lock.assertHeld('appending (nothing was appended)');
       const fd = await fs.open(paths.events, APPEND_NOFOLLOW, 0o644);
       try {
         await writeFully(fs, fd, bytes, index.size);
@@ -91,6 +102,9 @@ export class FsSessionLog implements SessionLog {
 
   /**
    * Events in append order (an unknown session reads as empty).
+   * @param sessionId - the session
+   * @param options - `afterId`: only events after this one
+   * @returns the events
    * @throws {KernelStorageError} SESSION_EVENT_NOT_FOUND, SESSION_CORRUPT, STORAGE_IO
    */
   async read(sessionId: string, options: ReadEventsOptions = {}): Promise<readonly SessionEvent[]> {
@@ -111,9 +125,16 @@ export class FsSessionLog implements SessionLog {
     return events ?? [];
   }
 
-  /** The latest event with this type and key, read from its indexed line (no scan). */
+  /**
+   * The latest event with this type and key, read from its indexed line (no scan).
+   * @param sessionId - the session
+   * @param key - `{type, key}` as appended
+   * @returns the event, or undefined when there is none
+   * @throws {KernelStorageError} SESSION_INVALID_ID, SESSION_INVALID_EVENT (malformed key), SESSION_CORRUPT, STORAGE_IO
+   */
   async findLatest(sessionId: string, key: EventKey): Promise<SessionEvent | undefined> {
     validateSessionId(sessionId);
+    validateEventKey(key);
     return this.#lockedIfExists(sessionId, async (index, paths) => {
       const span = index.latest(key.type, key.key);
       if (!span) return undefined;
@@ -124,6 +145,9 @@ export class FsSessionLog implements SessionLog {
 
   /**
    * Copies events up to and including `atEventId` into a new session; the parent is only read.
+   * @param sessionId - the parent
+   * @param atEventId - the last event copied
+   * @param newSessionId - the new session (must not exist)
    * @throws {KernelStorageError} SESSION_EXISTS, SESSION_EVENT_NOT_FOUND, STORAGE_IO
    */
   async branch(sessionId: string, atEventId: string, newSessionId: string): Promise<void> {
@@ -143,7 +167,12 @@ export class FsSessionLog implements SessionLog {
     await this.#createFrom(newSessionId, copied.events, { nextSeq: copied.nextSeq, parent: copied.parent });
   }
 
-  /** The session's complete lines, byte for byte as stored. */
+  /**
+   * The session's complete lines, byte for byte as stored.
+   * @param sessionId - the session
+   * @returns JSON Lines ('' for an unknown session)
+   * @throws {KernelStorageError} SESSION_INVALID_ID, STORAGE_IO
+   */
   async export(sessionId: string): Promise<string> {
     validateSessionId(sessionId);
     const text = await this.#lockedIfExists(sessionId, async (index, paths) =>
@@ -154,17 +183,23 @@ export class FsSessionLog implements SessionLog {
 
   /**
    * Creates a session from an export (validated with the kernel's `parseExport`).
-   * @throws {KernelStorageError} SESSION_EXISTS, SESSION_INVALID_EVENT, STORAGE_IO
+   * @param sessionId - the new session (must not exist)
+   * @param jsonl - an export
+   * @throws {KernelStorageError} SESSION_EXISTS, SESSION_INVALID_ID, SESSION_INVALID_EVENT, STORAGE_IO
    */
   async import(sessionId: string, jsonl: string): Promise<void> {
     validateSessionId(sessionId);
-    if (await this.#exists(sessionId)) throw exists(sessionId);
     const events = parseExport(jsonl).map((event) => ({ ...event, sessionId }));
+    if (await this.#exists(sessionId)) throw exists(sessionId);
     const nextSeq = Math.max(1, ...events.map((event) => sequenceOf(event.id) + 1));
     await this.#createFrom(sessionId, events, { nextSeq });
   }
 
-  /** Ids of every session, sorted. */
+  /**
+   * Ids of every session, sorted.
+   * @returns session ids
+   * @throws {KernelStorageError} STORAGE_IO
+   */
   async list(): Promise<readonly string[]> {
     let names: string[];
     try {
@@ -192,7 +227,7 @@ export class FsSessionLog implements SessionLog {
     await this.#queue.run(sessionId, async () => {
       try {
         await mkdirp(fs, this.#options.dir);
-        await this.#sweepDeadTemps();
+        await sweepDeadTemps(fs, this.#options.dir);
         if (await this.#exists(sessionId)) throw exists(sessionId);
         const staging = join(this.#options.dir, tempName());
         await fs.mkdir(staging);
@@ -214,31 +249,24 @@ export class FsSessionLog implements SessionLog {
     });
   }
 
-  async #sweepDeadTemps(): Promise<void> {
-    for (const name of await this.#options.fs.readdir(this.#options.dir)) {
-      const owner = tempOwner(name);
-      if (owner !== undefined && !isProcessAlive(owner)) await this.#options.fs.removeTree(join(this.#options.dir, name));
-    }
-  }
-
   async #exists(sessionId: string): Promise<boolean> {
     const paths = this.#paths(sessionId);
     return (await this.#options.fs.lstat(paths.events))?.kind === 'file';
   }
 
   /** Like {@link #locked}, but an unknown session yields undefined without creating anything. */
-  async #lockedIfExists<T>(sessionId: string, work: (index: SessionIndex, paths: SessionPaths) => Promise<T>): Promise<T | undefined> {
+  async #lockedIfExists<T>(sessionId: string, work: (index: SessionIndex, paths: SessionPaths, lock: HeldLock) => Promise<T>): Promise<T | undefined> {
     if (!(await this.#exists(sessionId))) return undefined;
     return this.#locked(sessionId, work);
   }
 
-  async #locked<T>(sessionId: string, work: (index: SessionIndex, paths: SessionPaths) => Promise<T>): Promise<T> {
+  async #locked<T>(sessionId: string, work: (index: SessionIndex, paths: SessionPaths, lock: HeldLock) => Promise<T>): Promise<T> {
     const fs = this.#options.fs;
     const paths = this.#paths(sessionId);
     return this.#queue.run(sessionId, async () => {
       const onMissing = () => notFound(sessionId, '(session folder)');
       try {
-        return await withFileLock(fs, paths.lock, { onMissing, timeoutMs: this.#options.lockTimeoutMs }, async () => {
+        return await withFileLock(fs, paths.lock, { onMissing, timeoutMs: this.#options.lockTimeoutMs }, async (lock) => {
           let index = this.#indexes.get(sessionId);
           if (!index) {
             // First use in this process: drop lock temps left by killed processes.
@@ -246,8 +274,8 @@ export class FsSessionLog implements SessionLog {
             index = new SessionIndex();
             this.#indexes.set(sessionId, index);
           }
-          await index.refresh(fs, paths.events, paths.meta, true);
-          return await work(index, paths);
+          await index.refresh(fs, paths.events, paths.meta, () => lock.assertHeld('cutting a torn last line'));
+          return await work(index, paths, lock);
         });
       } catch (error) {
         throw asIoError(error, `Storage failure in session "${sessionId}"`);

@@ -24,6 +24,7 @@ interface LineSpan {
  * appended are read. Validated against the file's inode and size on every call.
  */
 export class SessionIndex {
+  /** Every indexed line, in append order. */
   readonly spans: LineSpan[] = [];
   readonly #byId = new Map<string, number>();
   readonly #byKey = new Map<string, number>();
@@ -34,10 +35,14 @@ export class SessionIndex {
 
   /**
    * Catches up with the file; a torn last line (crash mid-append) is truncated when `repair` is
-   * set (only under the session lock, when no writer can be mid-append).
-   * @throws {KernelStorageError} SESSION_CORRUPT when a complete line is damaged
+   * given (only under the session lock, when no writer can be mid-append).
+   * @param fs - file-system layer
+   * @param eventsPath - `events.jsonl`
+   * @param metaPath - `session.json`
+   * @param repair - re-checks the session lock before truncating; omit to leave a torn tail alone
+   * @throws {KernelStorageError} SESSION_CORRUPT when a complete line is damaged; STORAGE_IO when the lock was lost
    */
-  async refresh(fs: StorageFs, eventsPath: string, metaPath: string, repair: boolean): Promise<void> {
+  async refresh(fs: StorageFs, eventsPath: string, metaPath: string, repair?: () => Promise<void>): Promise<void> {
     const stat = await fs.lstat(eventsPath);
     const inode = stat?.signature.split(':')[0] ?? '';
     if (!stat || inode !== this.#inode || stat.size < this.size) await this.#reset(fs, metaPath, inode);
@@ -53,6 +58,7 @@ export class SessionIndex {
     }
     this.size += end;
     if (repair && end < bytes.length) {
+      await repair();
       const fd = await fs.open(eventsPath, constants.O_WRONLY);
       try {
         await fs.ftruncate(fd, this.size);
@@ -63,7 +69,11 @@ export class SessionIndex {
     }
   }
 
-  /** Records lines just appended by this process. */
+  /**
+   * Records lines just appended by this process.
+   * @param events - the appended events, in order
+   * @param lineLengths - each one's line length in bytes (with its `\n`)
+   */
   addAppended(events: readonly SessionEvent[], lineLengths: readonly number[]): void {
     events.forEach((event, index) => {
       const length = lineLengths[index] ?? 0;
@@ -72,18 +82,30 @@ export class SessionIndex {
     });
   }
 
-  /** The id the next appended event gets. */
+  /**
+   * The sequence number the next appended event gets.
+   * @returns e.g. 43 for `e43`
+   */
   nextSeq(): number {
     const last = this.spans.at(-1);
     return Math.max(this.#metaNextSeq, last ? sequenceOf(last.id) + 1 : 1);
   }
 
-  /** Position of an event in append order, if present. */
+  /**
+   * Position of an event in append order.
+   * @param id - an event id
+   * @returns its index in {@link spans}, or undefined when unknown
+   */
   positionOf(id: string): number | undefined {
     return this.#byId.get(id);
   }
 
-  /** Span of the latest event with this type and key. */
+  /**
+   * Span of the latest event with this type and key.
+   * @param type - event type
+   * @param key - lookup key
+   * @returns its line, or undefined when none has that key
+   */
   latest(type: string, key: string): LineSpan | undefined {
     const position = this.#byKey.get(`${type}\u0000${key}`);
     return position === undefined ? undefined : this.spans[position];

@@ -12,12 +12,13 @@ import {
   type TreeSettlement,
   type TreeSnapshot,
   type TreeStore,
-  validateSettleMarker,
+  validateTreeCommit,
+  validateTreeFiles,
   validateTreeId,
-  validateTreePath,
+  validateTreeSettlement,
 } from '@troupe/kernel';
 import { asIoError } from '../fs/atomic-write.js';
-import { withFileLock } from '../fs/file-lock.js';
+import { type HeldLock, withFileLock } from '../fs/file-lock.js';
 import { KeyedQueue } from '../fs/keyed-queue.js';
 import { readFileBytes } from '../fs/read-file.js';
 import type { StorageFs } from '../fs/storage-fs.js';
@@ -28,7 +29,7 @@ import { readRecord, type TreeRecord, writeRecord } from './tree-record.js';
 import { detectDrift } from './tree-scan.js';
 import { SettledMarkers } from './settled-markers.js';
 import { sweepTemps } from '../fs/sweep-temps.js';
-import { applyChange, recoverIntent } from './tree-transaction.js';
+import { applyChange, type LockGuard, recoverIntent } from './tree-transaction.js';
 
 /** Options for {@link FsTreeStore}. */
 export interface FsTreeStoreOptions {
@@ -40,6 +41,7 @@ export interface FsTreeStoreOptions {
   readonly lockTimeoutMs?: number;
 }
 
+/** What this store instance remembers about one tree between calls. */
 interface TreeState {
   readonly markers: SettledMarkers;
   swept: boolean;
@@ -62,15 +64,15 @@ export class FsTreeStore implements TreeStore {
 
   /**
    * Creates a tree at revision 1, atomically (built in a temp folder, then renamed).
-   * @throws {KernelStorageError} TREE_EXISTS, TREE_INVALID_ID, TREE_INVALID_PATH, STORAGE_IO
+   * @param treeId - the new tree's id (allowlisted, see `validateTreeId`)
+   * @param files - relative path → text; `manifest.json` gets `revision: 1` stamped in
+   * @returns the tree at revision 1
+   * @throws {KernelStorageError} TREE_EXISTS, TREE_INVALID_ID, TREE_INVALID_PATH, TREE_INVALID_INPUT
+   * (files not an object of strings), STORAGE_IO
    */
   async create(treeId: string, files: Readonly<Record<string, string>>): Promise<TreeSnapshot> {
     validateTreeId(treeId);
-    const normalised: Record<string, string> = {};
-    for (const [path, content] of Object.entries(files)) {
-      if (typeof content !== 'string') throw new KernelStorageError('TREE_INVALID_PATH', `The content for ${JSON.stringify(path)} must be a string`);
-      normalised[validateTreePath(path)] = content;
-    }
+    const normalised = validateTreeFiles(files);
     if (normalised[MANIFEST_PATH] !== undefined) normalised[MANIFEST_PATH] = stampManifestRevision(normalised[MANIFEST_PATH], 1);
     const layout = this.#layout(treeId);
     await this.#queue.run(treeId, () => createTree(this.#options.fs, this.#options.dir, layout, normalised));
@@ -79,6 +81,8 @@ export class FsTreeStore implements TreeStore {
 
   /**
    * The tree as on disk, after absorbing player edits as their own revision.
+   * @param treeId - the tree
+   * @returns every file of the tree and its revision
    * @throws {KernelStorageError} TREE_NOT_FOUND, TREE_INVALID_ID, TREE_CORRUPT, STORAGE_IO
    */
   async read(treeId: string): Promise<TreeSnapshot> {
@@ -92,20 +96,19 @@ export class FsTreeStore implements TreeStore {
 
   /**
    * Applies all writes as one revision, or none of them (also across a crash).
+   * @param treeId - the tree
+   * @param change - `baseRevision` (the revision the caller read) and path → text, or null to delete
+   * @returns the tree at its new revision
    * @throws {RevisionConflictError} TREE_REVISION_CONFLICT when `baseRevision` is not the latest
-   * @throws {KernelStorageError} TREE_NOT_FOUND, TREE_INVALID_PATH (bad path or a symlink on it), STORAGE_IO
+   * @throws {KernelStorageError} TREE_NOT_FOUND, TREE_INVALID_ID, TREE_INVALID_PATH (bad path or a
+   * symlink on it), TREE_INVALID_INPUT (malformed `change`), STORAGE_IO (disk failure or lost lock)
    */
   async commit(treeId: string, change: TreeCommit): Promise<TreeSnapshot> {
     validateTreeId(treeId);
-    return this.#locked(treeId, async (layout, record) => {
-      const writes = new Map<string, string | null>();
-      for (const [path, content] of Object.entries(change.writes)) {
-        if (content !== null && typeof content !== 'string') {
-          throw new KernelStorageError('TREE_INVALID_PATH', `The content for ${JSON.stringify(path)} must be a string or null`);
-        }
-        writes.set(validateTreePath(path), content);
-      }
-      if (change.baseRevision !== record.revision) throw new RevisionConflictError(treeId, change.baseRevision, record.revision);
+    const { baseRevision, writes: checked } = validateTreeCommit(change);
+    const writes = new Map<string, string | null>(checked);
+    return this.#locked(treeId, async (layout, record, guard) => {
+      if (baseRevision !== record.revision) throw new RevisionConflictError(treeId, baseRevision, record.revision);
       for (const path of writes.keys()) await assertWritablePath(this.#options.fs, layout.dir, path);
       const revision = record.revision + 1;
       const next = await this.#stampManifest(layout, record, writes, revision);
@@ -115,26 +118,31 @@ export class FsTreeStore implements TreeStore {
         if (content === null) delete files[path];
         else files[path] = sha256Hex(content);
       }
-      const written = await applyChange(this.#options.fs, layout, this.#state(treeId).markers, { revision, writes: next, appends: [], files, settled: null });
+      const change = { revision, writes: next, appends: [], files, settled: null };
+      const written = await applyChange(this.#options.fs, layout, this.#state(treeId).markers, change, guard);
       return { treeId, revision, files: (await readAll(this.#options.fs, layout, written)).files };
     });
   }
 
   /**
    * Appends once per marker, rebased on the latest revision; O(1) in the history's length.
-   * @throws {KernelStorageError} TREE_SETTLE_CONFLICT, TREE_INVALID_MARKER, TREE_INVALID_PATH, TREE_NOT_FOUND, STORAGE_IO
+   * @param treeId - the tree
+   * @param settlement - the turn's `marker` and path → text to append (files are created if missing)
+   * @returns `applied: false` when the marker was already settled with the same content
+   * @throws {KernelStorageError} TREE_SETTLE_CONFLICT, TREE_INVALID_MARKER, TREE_INVALID_PATH,
+   * TREE_INVALID_INPUT (malformed `settlement`), TREE_INVALID_ID, TREE_NOT_FOUND, STORAGE_IO
    */
   async settle(treeId: string, settlement: TreeSettlement): Promise<SettleResult> {
-    validateSettleMarker(settlement.marker);
+    const { marker, appends: checked } = validateTreeSettlement(settlement);
     validateTreeId(treeId);
-    return this.#locked(treeId, async (layout, record) => {
-      const appends = Object.entries(settlement.appends).map(([path, text]) => [validateTreePath(path), text] as const);
-      const digest = settlementDigest(Object.fromEntries(appends));
+    const appends = Object.entries(checked);
+    const digest = settlementDigest(checked);
+    return this.#locked(treeId, async (layout, record, guard) => {
       const markers = this.#state(treeId).markers;
-      const previous = markers.digestOf(settlement.marker);
+      const previous = markers.digestOf(marker);
       if (previous !== undefined) {
         if (previous !== digest) {
-          throw new KernelStorageError('TREE_SETTLE_CONFLICT', `Marker "${settlement.marker}" was already settled with different content`);
+          throw new KernelStorageError('TREE_SETTLE_CONFLICT', `Marker "${marker}" was already settled with different content`);
         }
         return { applied: false, revision: record.revision };
       }
@@ -148,25 +156,30 @@ export class FsTreeStore implements TreeStore {
         const baseSize = (await fs.lstat(join(layout.dir, path)))?.size ?? 0;
         // Only the last byte decides the separator: the history itself is never reread.
         const lastByte = baseSize > 0 ? (await readFileBytes(fs, join(layout.dir, path), baseSize - 1, baseSize)).toString('latin1') : '';
-        blocks.push({ path, baseSize, text: appendSettleBlock(lastByte, settlement.marker, text).slice(lastByte.length) });
+        blocks.push({ path, baseSize, text: appendSettleBlock(lastByte, marker, text).slice(lastByte.length) });
         files[path] = null;
       }
       // A block appended to manifest.json makes it non-JSON, which stamping leaves as is anyway.
       const appendsToManifest = appends.some(([path]) => path === MANIFEST_PATH);
       const writes = appendsToManifest ? new Map<string, string | null>() : await this.#stampManifest(layout, record, new Map(), revision);
       for (const [path, content] of writes) if (content !== null) files[path] = sha256Hex(content);
-      await applyChange(fs, layout, markers, { revision, writes, appends: blocks, files, settled: { marker: settlement.marker, digest } });
+      await applyChange(fs, layout, markers, { revision, writes, appends: blocks, files, settled: { marker, digest } }, guard);
       return { applied: true, revision };
     });
   }
 
-  /** Ids of every complete tree, sorted. */
+  /**
+   * Ids of every complete tree, sorted.
+   * @returns tree ids (a tree still being created or deleted is not listed)
+   * @throws {KernelStorageError} STORAGE_IO
+   */
   async list(): Promise<readonly string[]> {
     return listTrees(this.#options.fs, this.#options.dir);
   }
 
   /**
    * Removes the tree (renamed aside first, so it disappears at once).
+   * @param treeId - the tree
    * @returns false when it did not exist
    * @throws {KernelStorageError} TREE_INVALID_ID, TREE_CORRUPT, STORAGE_IO
    */
@@ -199,7 +212,7 @@ export class FsTreeStore implements TreeStore {
    * Runs `work` in the tree's queue and lock, after recovering an interrupted change, sweeping
    * temps (first time per process) and absorbing external edits as their own revision.
    */
-  async #locked<T>(treeId: string, work: (layout: TreeLayout, record: TreeRecord) => Promise<T>): Promise<T> {
+  async #locked<T>(treeId: string, work: (layout: TreeLayout, record: TreeRecord, guard: LockGuard) => Promise<T>): Promise<T> {
     const layout = this.#layout(treeId);
     const fs = this.#options.fs;
     return this.#queue.run(treeId, async () => {
@@ -208,16 +221,17 @@ export class FsTreeStore implements TreeStore {
       if (dirStat.kind !== 'directory') throw new KernelStorageError('TREE_CORRUPT', `${layout.dir} is not a real folder (symlinks are refused)`);
       const notFound = () => new KernelStorageError('TREE_NOT_FOUND', `There is no "${treeId}"`);
       try {
-        return await withFileLock(fs, layout.lockPath, { onMissing: notFound, timeoutMs: this.#options.lockTimeoutMs }, async () => {
+        return await withFileLock(fs, layout.lockPath, { onMissing: notFound, timeoutMs: this.#options.lockTimeoutMs }, async (lock: HeldLock) => {
+          const guard: LockGuard = (what) => lock.assertHeld(what);
           const state = this.#state(treeId);
           await state.markers.refresh(fs, layout);
-          const recovered = await recoverIntent(fs, layout, state.markers);
+          const recovered = await recoverIntent(fs, layout, state.markers, guard);
           if (recovered || !state.swept) {
             await sweepTemps(fs, layout.dir);
             state.swept = true;
           }
-          const record = await this.#absorbExternalEdits(layout, recovered ?? (await readRecord(fs, layout)));
-          return await work(layout, record);
+          const record = await this.#absorbExternalEdits(layout, recovered ?? (await readRecord(fs, layout)), guard);
+          return await work(layout, record, guard);
         });
       } catch (error) {
         throw asIoError(error, `Storage failure in "${treeId}"`);
@@ -226,7 +240,7 @@ export class FsTreeStore implements TreeStore {
   }
 
   /** Player edits (detected by stat signature, confirmed by hash) become their own revision. */
-  async #absorbExternalEdits(layout: TreeLayout, record: TreeRecord): Promise<TreeRecord> {
+  async #absorbExternalEdits(layout: TreeLayout, record: TreeRecord, guard: LockGuard): Promise<TreeRecord> {
     const drift = await detectDrift(this.#options.fs, layout.dir, record);
     if (!drift.edited) return record;
     const revision = record.revision + 1;
@@ -235,7 +249,7 @@ export class FsTreeStore implements TreeStore {
     const writes = await this.#stampManifest(layout, { ...record, files: drift.files }, new Map(), revision);
     for (const [path, content] of writes) if (content !== null) files[path] = sha256Hex(content);
     const state = this.#state(layout.treeId);
-    return applyChange(this.#options.fs, layout, state.markers, { revision, writes, appends: [], files, settled: null });
+    return applyChange(this.#options.fs, layout, state.markers, { revision, writes, appends: [], files, settled: null }, guard);
   }
 
   #layout(treeId: string): TreeLayout {

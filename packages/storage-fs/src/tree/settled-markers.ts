@@ -19,6 +19,8 @@ export class SettledMarkers {
   /**
    * Catches up with the file (call under the tree lock). A torn last line (crash mid-append) is
    * ignored here and overwritten by the next {@link append}.
+   * @param fs - file-system layer
+   * @param layout - the tree
    * @throws {KernelStorageError} TREE_CORRUPT when a complete line is not a marker record
    */
   async refresh(fs: StorageFs, layout: TreeLayout): Promise<void> {
@@ -44,7 +46,11 @@ export class SettledMarkers {
     this.#offset += end;
   }
 
-  /** The digest a marker was settled with, if it was. */
+  /**
+   * The digest a marker was settled with.
+   * @param marker - settlement marker
+   * @returns the digest, or undefined when the marker was never settled
+   */
   digestOf(marker: string): string | undefined {
     return this.#digests.get(marker);
   }

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { KernelStorageError, sha256Hex, validateTreeId } from '@troupe/kernel';
 import { asIoError, atomicWriteFile } from '../fs/atomic-write.js';
 import { errorCode, type StorageFs } from '../fs/storage-fs.js';
-import { isProcessAlive, tempName, tempOwner } from '../fs/temp-names.js';
+import { sweepDeadTemps } from '../fs/sweep-temps.js';
+import { tempName } from '../fs/temp-names.js';
 import { ensureParentDirs, mkdirp } from './safe-paths.js';
 import { META_FOLDER, type TreeLayout, treeLayout } from './tree-layout.js';
 import { type TreeRecord, writeRecord } from './tree-record.js';
@@ -48,6 +49,9 @@ export async function createTree(fs: StorageFs, treesDir: string, layout: TreeLa
 
 /**
  * Removes a tree: renamed aside first (so it vanishes at once), then deleted.
+ * @param fs - file-system layer
+ * @param treesDir - `<root>/story-workspaces`
+ * @param layout - the tree
  * @returns false when it did not exist
  */
 export async function deleteTree(fs: StorageFs, treesDir: string, layout: TreeLayout): Promise<boolean> {
@@ -66,7 +70,13 @@ export async function deleteTree(fs: StorageFs, treesDir: string, layout: TreeLa
   return true;
 }
 
-/** Ids of every complete tree, sorted. */
+/**
+ * Ids of every complete tree, sorted.
+ * @param fs - file-system layer
+ * @param treesDir - `<root>/story-workspaces`
+ * @returns tree ids with a commit record
+ * @throws {KernelStorageError} STORAGE_IO
+ */
 export async function listTrees(fs: StorageFs, treesDir: string): Promise<string[]> {
   let names: string[];
   try {
@@ -86,14 +96,6 @@ export async function listTrees(fs: StorageFs, treesDir: string): Promise<string
     if (record?.kind === 'file') ids.push(name);
   }
   return ids.sort();
-}
-
-/** Removes temp folders left in the trees folder by processes that died mid-create/delete. */
-async function sweepDeadTemps(fs: StorageFs, dir: string): Promise<void> {
-  for (const name of await fs.readdir(dir)) {
-    const owner = tempOwner(name);
-    if (owner !== undefined && !isProcessAlive(owner)) await fs.removeTree(join(dir, name));
-  }
 }
 
 function exists(treeId: string): KernelStorageError {

@@ -18,7 +18,9 @@ export const TreeRecordSchema = z.object({
   revision: z.number().int().min(1),
   files: z.record(z.string(), FileEntrySchema),
 });
+/** The parsed commit record: format, the tree's revision, and per caller file its hash and stat signature. */
 export type TreeRecord = z.infer<typeof TreeRecordSchema>;
+/** One caller file in the commit record: `sha256` (null until recomputed after an append) and `signature`. */
 export type FileEntry = z.infer<typeof FileEntrySchema>;
 
 /** `.troupe/intent.json`: a change whose data is durable but not yet in place. */
@@ -34,10 +36,14 @@ export const TreeIntentSchema = z.object({
   /** The settlement this change records, if any. */
   settled: z.object({ marker: z.string(), digest: z.string() }).nullable(),
 });
+/** The parsed intent: everything needed to roll a change forward after a crash. */
 export type TreeIntent = z.infer<typeof TreeIntentSchema>;
 
 /**
  * Reads and validates a JSON file from the store's private folder.
+ * @param fs - file-system layer
+ * @param path - the file
+ * @param schema - what it must contain
  * @returns the parsed value, or undefined when the file does not exist
  * @throws {KernelStorageError} TREE_CORRUPT when it is not what the schema says
  */
@@ -62,6 +68,9 @@ export async function readJsonFile<T>(fs: StorageFs, path: string, schema: z.Zod
 
 /**
  * Loads the commit record.
+ * @param fs - file-system layer
+ * @param layout - the tree
+ * @returns the record
  * @throws {KernelStorageError} TREE_NOT_FOUND when missing, TREE_CORRUPT when unreadable
  */
 export async function readRecord(fs: StorageFs, layout: TreeLayout): Promise<TreeRecord> {
@@ -70,7 +79,13 @@ export async function readRecord(fs: StorageFs, layout: TreeLayout): Promise<Tre
   return record;
 }
 
-/** Writes the commit record atomically. */
+/**
+ * Writes the commit record atomically.
+ * @param fs - file-system layer
+ * @param layout - the tree
+ * @param record - the new record
+ * @throws {KernelStorageError} STORAGE_IO
+ */
 export async function writeRecord(fs: StorageFs, layout: TreeLayout, record: TreeRecord): Promise<void> {
   await atomicWriteFile(fs, layout.metaDir, 'record.json', Buffer.from(JSON.stringify(record)));
 }

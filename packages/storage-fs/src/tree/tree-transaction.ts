@@ -7,8 +7,16 @@ import type { TreeLayout } from './tree-layout.js';
 import { readJsonFile, type TreeIntent, TreeIntentSchema, type TreeRecord, writeRecord } from './tree-record.js';
 import type { SettledMarkers } from './settled-markers.js';
 
+/**
+ * Checks the tree lock is still ours before a point of no return (see `HeldLock.assertHeld`).
+ * @param what - what is about to happen, for the error message
+ * @throws {KernelStorageError} STORAGE_IO when the lock was lost
+ */
+export type LockGuard = (what: string) => Promise<void>;
+
 /** A change to apply as one revision. */
 export interface TreeChange {
+  /** The revision the change produces. */
   readonly revision: number;
   /** Whole-file replacements (null deletes). */
   readonly writes: ReadonlyMap<string, string | null>;
@@ -16,6 +24,7 @@ export interface TreeChange {
   readonly appends: readonly { path: string; baseSize: number; text: string }[];
   /** Every file of the tree after the change → its SHA-256 (null when not computed). */
   readonly files: Readonly<Record<string, string | null>>;
+  /** The settlement marker and digest to record, or null for a plain commit. */
   readonly settled: { marker: string; digest: string } | null;
 }
 
@@ -25,14 +34,18 @@ export interface TreeChange {
  * 2. write `intent.json` atomically: the commit point — from here on, recovery rolls forward;
  * 3. move staged files into place, write appends, record the marker;
  * 4. write `record.json` (the new revision), remove the intent.
- * A crash before 2 leaves only temps, which the sweep removes (roll back).
+ * A crash before 2 leaves only temps, which the sweep removes (roll back). The lock is re-checked
+ * right before 2 (a holder that lost its lock writes nothing) and before appends in 3.
  * @param fs - file-system layer
  * @param layout - the tree
  * @param markers - the tree's marker cache
  * @param change - what to apply
+ * @param guard - re-checks the tree lock is still ours
  * @returns the new record
+ * @throws {KernelStorageError} STORAGE_IO when a step fails or the lock was lost (before the
+ * commit point nothing is written; after it, the next caller rolls the change forward)
  */
-export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, change: TreeChange): Promise<TreeRecord> {
+export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, change: TreeChange, guard: LockGuard): Promise<TreeRecord> {
   const writes: TreeIntent['writes'] = [];
   let intent: TreeIntent;
   try {
@@ -60,25 +73,33 @@ export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: Se
       files: { ...change.files },
       settled: change.settled,
     };
+    await guard('the commit point (nothing was written)');
     await atomicWriteFile(fs, layout.metaDir, 'intent.json', Buffer.from(JSON.stringify(intent)));
   } catch (error) {
     // Before the intent exists nothing is visible: roll back by dropping the staged copies.
     for (const { stage } of writes) if (stage) await fs.unlink(join(layout.metaDir, stage)).catch(() => undefined);
     throw error;
   }
-  return rollForward(fs, layout, markers, intent);
+  return rollForward(fs, layout, markers, intent, guard);
 }
 
 /**
  * Finishes an interrupted change (idempotent: safe to run again after another crash).
+ * @param fs - file-system layer
+ * @param layout - the tree
+ * @param markers - the tree's marker cache
+ * @param guard - re-checks the tree lock is still ours
  * @returns the record written, or undefined when there was no intent
+ * @throws {KernelStorageError} TREE_CORRUPT when the intent is damaged, STORAGE_IO
  */
-export async function recoverIntent(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers): Promise<TreeRecord | undefined> {
+export async function recoverIntent(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, guard: LockGuard): Promise<TreeRecord | undefined> {
   const intent = await readJsonFile(fs, layout.intentPath, TreeIntentSchema);
-  return intent ? rollForward(fs, layout, markers, intent) : undefined;
+  if (!intent) return undefined;
+  await guard('recovering an interrupted change');
+  return rollForward(fs, layout, markers, intent, guard);
 }
 
-async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, intent: TreeIntent): Promise<TreeRecord> {
+async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, intent: TreeIntent, guard: LockGuard): Promise<TreeRecord> {
   for (const { path, stage } of intent.writes) {
     const target = join(layout.dir, path);
     if (stage === null) {
@@ -97,6 +118,8 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
     await fs.rename(staged, target);
     await fs.fsyncDir(dir);
   }
+  // Appends truncate to a recorded size: never do that beside another holder.
+  if (intent.appends.length > 0) await guard('appending (the next caller completes the change)');
   for (const { path, baseSize, text } of intent.appends) {
     const dir = await ensureParentDirs(fs, layout.dir, path);
     const fd = await fs.open(join(layout.dir, path), WRITE_NOFOLLOW, 0o644);
