@@ -37,10 +37,10 @@ function rawGet(path: string, host?: string): Promise<{ status: number; body: st
 }
 
 describe('health, unknown routes and hosts', () => {
-  it('answers health with the model id', async () => {
+  it('answers health with the model id and the character name', async () => {
     const answer = await api('GET', '/api/health');
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ ok: true, modelId: 'offline' });
+    expect(answer.body).toMatchObject({ ok: true, modelId: 'offline', characterName: 'Lia' });
   });
 
   it('answers an unknown API route with 404 {code, message}', async () => {

@@ -126,6 +126,8 @@ describe.runIf(!skipBrowser && hasChromium)('web app in headless Chromium', () =
     const reply = page.getByTestId('reply').last();
     await reply.waitFor();
     expect(((await reply.textContent()) ?? '').length).toBeGreaterThan(4);
+    // The speaker is the composed character, from the server.
+    expect(await reply.locator('.speaker').textContent()).toBe(fx.demo.characterName);
     const stages = page.getByTestId('stage-progress');
     await expect.poll(() => stages.locator('[data-stage="story/editor"][data-status="done"]').count()).toBe(1);
     expect(await stages.locator('[data-stage="story/director"]').count()).toBe(1);

@@ -44,7 +44,7 @@ export function createWebApp(demo: Demo, options: WebAppOptions): Hono {
     });
   }
 
-  app.get('/api/health', (c) => c.json({ ok: true, modelId: demo.modelId, dataDir: demo.dataDir }));
+  app.get('/api/health', (c) => c.json({ ok: true, modelId: demo.modelId, dataDir: demo.dataDir, characterName: demo.characterName }));
   app.route('/api/stories', storyRoutes(demo.workspaces));
   app.route('/api/sessions', sessionRoutes(demo));
   app.route('/api/sessions', turnRoutes(demo, onUnexpected));

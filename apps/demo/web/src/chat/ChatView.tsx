@@ -17,6 +17,7 @@ interface Pending {
 
 /** The chat: past exchanges, the running turn with streamed stage progress and reply, and the input. */
 export function ChatView({ sessionId, storyId, onTurn }: Props) {
+  const [speaker, setSpeaker] = useState('');
   const [messages, setMessages] = useState<readonly ChatExchange[]>([]);
   const [pending, setPending] = useState<Pending | null>(null);
   const [stages, setStages] = useState<readonly StageRow[]>([]);
@@ -25,6 +26,16 @@ export function ChatView({ sessionId, storyId, onTurn }: Props) {
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
   const endRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    // The character's name comes from the server's composition, not from the UI.
+    api<{ characterName?: string }>('GET', '/api/health').then(
+      (r) => {
+        if (r.characterName) setSpeaker(r.characterName);
+      },
+      () => {},
+    );
+  }, []);
 
   useEffect(() => {
     setStages([]);
@@ -89,11 +100,11 @@ export function ChatView({ sessionId, storyId, onTurn }: Props) {
         )}
       </div>
       <div className="messages" data-testid="messages">
-        {messages.length === 0 && !pending && <p className="empty muted">和莉娅（Lia）说点什么吧。Say something to Lia.</p>}
+        {messages.length === 0 && !pending && <p className="empty muted">和 {speaker} 说点什么吧。Say something to {speaker}.</p>}
         {messages.map((m) => (
-          <Exchange key={m.turnId} input={m.input} reply={m.reply} />
+          <Exchange key={m.turnId} input={m.input} reply={m.reply} speaker={speaker} />
         ))}
-        {pending && <Exchange input={pending.input} reply={pending.reply} streaming />}
+        {pending && <Exchange input={pending.input} reply={pending.reply} speaker={speaker} streaming />}
         <StageList rows={stages} notes={notes} />
         {prepared && (
           <details className="prepared" data-testid="prepared">
@@ -136,12 +147,12 @@ export function ChatView({ sessionId, storyId, onTurn }: Props) {
   );
 }
 
-function Exchange({ input, reply, streaming = false }: { input: string; reply: string; streaming?: boolean }) {
+function Exchange({ input, reply, speaker, streaming = false }: { input: string; reply: string; speaker: string; streaming?: boolean }) {
   return (
     <>
       <div className="bubble user">{input}</div>
       <div className={`bubble assistant${streaming ? ' streaming' : ''}`} data-testid={streaming ? 'reply-streaming' : 'reply'}>
-        <span className="speaker">Lia</span>
+        <span className="speaker">{speaker}</span>
         {reply || (streaming ? '…' : '')}
       </div>
     </>
