@@ -1,11 +1,14 @@
 // Benchmarks for @troupe/storage-fs (run against dist: `pnpm bench` builds first).
 // Prints commit latency, settle latency vs history length, append throughput and log reopen time.
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import { fsStorage } from '../dist/index.js';
 
+const run = promisify(execFile);
 const root = await mkdtemp(join(tmpdir(), 'troupe-bench-'));
 const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -60,22 +63,44 @@ try {
     console.log(`append batches of ${batch}: ${Math.round((batches * batch) / seconds)} events/s (${ms((seconds * 1000) / batches)} per batch)`);
   }
 
-  // 4. Reopen a 100 000-event log and find a replay key.
+  let start;
+  // 4. Reopen a 100 000-event log and find a replay key: a fresh process (cold in-memory state)
+  // using the persisted index.jsonl, then the same without it (one full scan, for comparison).
   for (let i = 0; i < 100; i++) await sessions.append('big', Array.from({ length: 1000 }, (_, j) => event(i * 1000 + j, `turn-${i * 1000 + j}:0`)));
   const size = (await stat(join(root, 'sessions', 'big', 'events.jsonl'))).size;
+  const indexSize = (await stat(join(root, 'sessions', 'big', 'index.jsonl'))).size;
+  const child = `
+    const { fsStorage } = await import(${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)});
+    const start = performance.now();
+    const found = await fsStorage({ root: process.argv[1] }).sessions.findLatest('big', { type: 'story/draft', key: 'turn-31337:0' });
+    if (found?.turnId !== 't31337') throw new Error('replay key not found');
+    process.stdout.write(String(performance.now() - start));`;
+  const freshProcess = async () => Number((await run(process.execPath, ['--input-type=module', '-e', child, root])).stdout);
+  const processTimes = [];
+  for (let i = 0; i < 5; i++) processTimes.push(await freshProcess());
+  const freshInstance = async (key) => {
+    const start = performance.now();
+    const found = await fsStorage({ root }).sessions.findLatest('big', { type: 'story/draft', key });
+    if (!found) throw new Error('replay key not found');
+    return performance.now() - start;
+  };
+  const instanceTimes = [];
+  for (let i = 0; i < 5; i++) instanceTimes.push(await freshInstance(`turn-${(i * 7919) % 100_000}:0`));
   const reopened = fsStorage({ root }).sessions;
-  let start = performance.now();
-  const found = await reopened.findLatest('big', { type: 'story/draft', key: 'turn-31337:0' });
-  const cold = performance.now() - start;
+  await reopened.findLatest('big', { type: 'story/draft', key: 'turn-1:0' });
   const warmTimes = [];
   for (let i = 0; i < 50; i++) {
     start = performance.now();
     await reopened.findLatest('big', { type: 'story/draft', key: `turn-${(i * 7919) % 100_000}:0` });
     warmTimes.push(performance.now() - start);
   }
-  const warm = percentile(warmTimes, 50);
-  if (found?.turnId !== 't31337') throw new Error('replay key not found');
-  console.log(`reopen 100 000-event log (${(size / 1024 / 1024).toFixed(1)} MiB) + find key: ${ms(cold)} (first call, builds the index); later lookups p50 ${ms(warm)}`);
+  await unlink(join(root, 'sessions', 'big', 'index.jsonl'));
+  const rebuild = await freshInstance('turn-31337:0');
+  console.log(
+    `reopen 100 000-event log (${(size / 1024 / 1024).toFixed(1)} MiB, index.jsonl ${(indexSize / 1024 / 1024).toFixed(1)} MiB) + find key: ` +
+      `fresh process p50 ${ms(percentile(processTimes, 50))} (min ${ms(Math.min(...processTimes))}), fresh store instance p50 ${ms(percentile(instanceTimes, 50))}; ` +
+      `later lookups p50 ${ms(percentile(warmTimes, 50))}; without index.jsonl (one scan, then rewritten) ${ms(rebuild)}`,
+  );
 } finally {
   await rm(root, { recursive: true, force: true });
 }

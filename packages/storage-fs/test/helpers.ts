@@ -62,3 +62,27 @@ export function childEnv(): NodeJS.ProcessEnv {
   delete env.NODE_OPTIONS;
   return env;
 }
+
+/** An fs layer that counts the bytes read from files whose path ends with `suffix`. */
+export function countingFs(suffix: string): { fs: StorageFs; bytesRead: () => number } {
+  const fds = new Set<number>();
+  let bytes = 0;
+  const fs: StorageFs = {
+    ...nodeStorageFs,
+    open: async (path, flags, mode) => {
+      const fd = await nodeStorageFs.open(path, flags, mode);
+      if (path.endsWith(suffix)) fds.add(fd);
+      return fd;
+    },
+    read: async (fd, buffer, offset, length, position) => {
+      const count = await nodeStorageFs.read(fd, buffer, offset, length, position);
+      if (fds.has(fd)) bytes += count;
+      return count;
+    },
+    close: async (fd) => {
+      fds.delete(fd);
+      return nodeStorageFs.close(fd);
+    },
+  };
+  return { fs, bytesRead: () => bytes };
+}

@@ -20,6 +20,7 @@ import { tempName } from '../fs/temp-names.js';
 import { mkdirp } from '../tree/safe-paths.js';
 import { sweepDeadTemps, sweepTemps } from '../fs/sweep-temps.js';
 import { eventLine, parseEventLine, sequenceOf } from './event-lines.js';
+import { appendIndexSegment, catchUpIndexFile, INDEX_FILE, type IndexFileState, indexFileFor, loadIndexFile, rewriteIndexFile } from './index-file.js';
 import { SessionIndex } from './session-index.js';
 
 /** Options for {@link FsSessionLog}. */
@@ -42,17 +43,30 @@ interface SessionPaths {
   readonly meta: string;
   /** the cross-process lock file */
   readonly lock: string;
+  /** `index.jsonl`: the persisted index (a cache, see `index-file.ts`) */
+  readonly index: string;
 }
+
+/** What this process keeps per session. */
+interface SessionState {
+  readonly index: SessionIndex;
+  /** Where `index.jsonl` stands; undefined when it must be rewritten from `index`. */
+  file: IndexFileState | undefined;
+}
+
+/** Thrown inside a locked call when the index pointed at a line that is not the expected event. */
+class IndexMismatch extends Error {}
 
 /**
  * A {@link SessionLog} as JSON Lines on disk: `<dir>/<id>/events.jsonl` (one fsync'ed append per
  * batch; a torn last line is truncated on open), `session.json` for branches/imports, and an
- * in-process index so `findLatest` reads one line instead of the file. Passes the contract suite.
+ * index (in memory, persisted as `index.jsonl`) so `findLatest` reads one line instead of the
+ * file, even in a fresh process. Passes the contract suite.
  */
 export class FsSessionLog implements SessionLog {
   readonly #options: FsSessionLogOptions;
   readonly #queue = new KeyedQueue();
-  readonly #indexes = new Map<string, SessionIndex>();
+  readonly #states = new Map<string, SessionState>();
 
   /** @param options - where sessions live and which fs layer to use */
   constructor(options: FsSessionLogOptions) {
@@ -75,7 +89,7 @@ export class FsSessionLog implements SessionLog {
     await mkdirp(fs, paths.dir).catch((error: unknown) => {
       throw asIoError(error, `Could not create session "${sessionId}"`);
     });
-    return this.#locked(sessionId, async (index, _paths, lock) => {
+    return this.#locked(sessionId, { retry: false }, async (index, _paths, lock) => {
       let seq = index.nextSeq();
       const stored = events.map((event) => ({ ...event, id: `e${seq++}`, sessionId }));
       const lines = stored.map(eventLine);
@@ -110,16 +124,21 @@ export class FsSessionLog implements SessionLog {
   async read(sessionId: string, options: ReadEventsOptions = {}): Promise<readonly SessionEvent[]> {
     validateSessionId(sessionId);
     const events = await this.#lockedIfExists(sessionId, async (index, paths) => {
+      // Read from the `afterId` event itself, so a wrong position (the spans may come from the
+      // persisted index) is caught by checking each line's id against its span.
       let start = 0;
       if (options.afterId !== undefined) {
         const position = index.positionOf(options.afterId);
         if (position === undefined) throw notFound(sessionId, options.afterId);
-        start = position + 1;
+        start = position;
       }
       const first = index.spans[start];
       if (!first) return [];
       const bytes = await readFileBytes(this.#options.fs, paths.events, first.start, index.size);
-      return splitLines(bytes).map((line, offset) => parseEventLine(line, `${paths.events} line ${start + offset + 1}`));
+      const events = splitLines(bytes).map((line, offset) => parseEventLine(line, `${paths.events} line ${start + offset + 1}`));
+      if (events.length !== index.spans.length - start || events.some((event, offset) => event.id !== index.spans[start + offset]?.id)) throw new IndexMismatch();
+      if (options.afterId !== undefined && events[0]?.id !== options.afterId) throw new IndexMismatch();
+      return options.afterId === undefined ? events : events.slice(1);
     });
     if (events === undefined && options.afterId !== undefined) throw notFound(sessionId, options.afterId);
     return events ?? [];
@@ -138,8 +157,16 @@ export class FsSessionLog implements SessionLog {
     return this.#lockedIfExists(sessionId, async (index, paths) => {
       const span = index.latest(key.type, key.key);
       if (!span) return undefined;
-      const bytes = await readFileBytes(this.#options.fs, paths.events, span.start, span.end - 1);
-      return parseEventLine(bytes.toString('utf8'), `${paths.events} event ${span.id}`);
+      // Never trust the offset blindly (it may come from the persisted index): the line (read
+      // with the byte before it) must be whole and be exactly the indexed event, else the index
+      // is rebuilt from the log.
+      const from = Math.max(0, span.start - 1);
+      const bytes = await readFileBytes(this.#options.fs, paths.events, from, span.end);
+      const startsLine = span.start === 0 || bytes[0] === 0x0a;
+      if (bytes.length !== span.end - from || bytes.at(-1) !== 0x0a || !startsLine) throw new IndexMismatch();
+      const event = parseEventLine(bytes.subarray(span.start - from, -1).toString('utf8'), `${paths.events} event ${span.id}`);
+      if (event.id !== span.id || event.type !== key.type || event.key !== key.key) throw new IndexMismatch();
+      return event;
     });
   }
 
@@ -161,6 +188,7 @@ export class FsSessionLog implements SessionLog {
       // Read-only on the parent: its bytes are never rewritten.
       const lines = splitLines(await readFileBytes(this.#options.fs, paths.events, 0, span.end));
       const events = lines.map((line, at) => ({ ...parseEventLine(line, `${paths.events} line ${at + 1}`), sessionId: newSessionId }));
+      if (events.length !== (position ?? 0) + 1 || events.at(-1)?.id !== atEventId) throw new IndexMismatch();
       return { events, nextSeq: index.nextSeq(), parent: { sessionId, atEventId } };
     });
     if (!copied) throw notFound(sessionId, atEventId);
@@ -232,7 +260,10 @@ export class FsSessionLog implements SessionLog {
         const staging = join(this.#options.dir, tempName());
         await fs.mkdir(staging);
         try {
-          await atomicWriteFile(fs, staging, 'events.jsonl', Buffer.from(events.map(eventLine).join(''), 'utf8'));
+          const lines = events.map(eventLine);
+          await atomicWriteFile(fs, staging, 'events.jsonl', Buffer.from(lines.join(''), 'utf8'));
+          // The new session's index, so its first reader does not scan it.
+          await atomicWriteFile(fs, staging, INDEX_FILE, indexFileFor(lines, events));
           await atomicWriteFile(fs, staging, 'session.json', Buffer.from(JSON.stringify(meta)));
           if (await fs.lstat(paths.dir)) await fs.removeTree(paths.dir).catch(() => undefined); // an empty leftover
           await fs.rename(staging, paths.dir);
@@ -242,7 +273,7 @@ export class FsSessionLog implements SessionLog {
           throw error;
         }
         await fs.fsyncDir(this.#options.dir);
-        this.#indexes.delete(sessionId);
+        this.#states.delete(sessionId);
       } catch (error) {
         throw asIoError(error, `Could not create session "${sessionId}"`);
       }
@@ -255,39 +286,93 @@ export class FsSessionLog implements SessionLog {
   }
 
   /** Like {@link #locked}, but an unknown session yields undefined without creating anything. */
-  async #lockedIfExists<T>(sessionId: string, work: (index: SessionIndex, paths: SessionPaths, lock: HeldLock) => Promise<T>): Promise<T | undefined> {
+  async #lockedIfExists<T>(sessionId: string, work: LockedWork<T>): Promise<T | undefined> {
     if (!(await this.#exists(sessionId))) return undefined;
-    return this.#locked(sessionId, work);
+    return this.#locked(sessionId, { retry: true }, work);
   }
 
-  async #locked<T>(sessionId: string, work: (index: SessionIndex, paths: SessionPaths, lock: HeldLock) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` under the session lock with an up-to-date index, then brings `index.jsonl` up to
+   * date. When the index came from `index.jsonl` and turns out not to match the log (a line is
+   * not the indexed event), it is rebuilt by one scan and a read-only `work` runs again.
+   */
+  async #locked<T>(sessionId: string, options: { retry: boolean }, work: LockedWork<T>): Promise<T> {
     const fs = this.#options.fs;
     const paths = this.#paths(sessionId);
     return this.#queue.run(sessionId, async () => {
       const onMissing = () => notFound(sessionId, '(session folder)');
       try {
         return await withFileLock(fs, paths.lock, { onMissing, timeoutMs: this.#options.lockTimeoutMs }, async (lock) => {
-          let index = this.#indexes.get(sessionId);
-          if (!index) {
+          const repair = () => lock.assertHeld('cutting a torn last line');
+          let state = this.#states.get(sessionId);
+          if (!state) {
             // First use in this process: drop lock temps left by killed processes.
             await sweepTemps(fs, paths.dir, false);
-            index = new SessionIndex();
-            this.#indexes.set(sessionId, index);
+            state = { index: new SessionIndex(), file: undefined };
+            this.#states.set(sessionId, state);
           }
-          await index.refresh(fs, paths.events, paths.meta, () => lock.assertHeld('cutting a torn last line'));
-          return await work(index, paths, lock);
+          const current = state;
+          const seed = async (eventsSize: number) => {
+            const loaded = await loadIndexFile(fs, paths.index, paths.events, eventsSize);
+            current.file = loaded?.state;
+            return loaded?.spans;
+          };
+          let result: T;
+          let refreshed = false;
+          try {
+            await current.index.refresh(fs, paths.events, paths.meta, repair, seed);
+            refreshed = true;
+            result = await work(current.index, paths, lock);
+          } catch (error) {
+            const suspect = error instanceof IndexMismatch || (KernelStorageError.isInstance(error) && error.code === 'SESSION_CORRUPT');
+            // Work that wrote (append) is never run twice; a failed refresh wrote nothing.
+            if (!suspect || !current.index.seeded || (refreshed && !options.retry)) throw error;
+            // The persisted index disagreed with the log: forget it and scan the log once.
+            state = { index: new SessionIndex(), file: undefined };
+            this.#states.set(sessionId, state);
+            await state.index.refresh(fs, paths.events, paths.meta, repair);
+            result = await work(state.index, paths, lock);
+          }
+          await this.#persistIndex(state, paths);
+          return result;
         });
       } catch (error) {
+        if (error instanceof IndexMismatch) {
+          throw new KernelStorageError('SESSION_CORRUPT', `${paths.events} does not match its own index after a rebuild`);
+        }
         throw asIoError(error, `Storage failure in session "${sessionId}"`);
       }
     });
   }
 
+  /**
+   * Brings `index.jsonl` up to the in-memory index: appends the lines it lacks (one unsynced
+   * write), or rewrites it atomically when it is missing, foreign or torn. Failures are ignored:
+   * the file is a cache, verified on every open, and the log itself is already durable.
+   */
+  async #persistIndex(state: SessionState, paths: SessionPaths): Promise<void> {
+    const fs = this.#options.fs;
+    const { index } = state;
+    if (state.file && state.file.covered === index.size) return;
+    try {
+      if (state.file && (await catchUpIndexFile(fs, paths.index, state.file)) && state.file.covered <= index.size) {
+        if (state.file.covered < index.size) await appendIndexSegment(fs, paths.index, paths.events, state.file, index.spansFrom(state.file.covered));
+        return;
+      }
+      state.file = await rewriteIndexFile(fs, paths.dir, paths.events, index.spans);
+    } catch {
+      state.file = undefined; // rewritten on the next call
+    }
+  }
+
   #paths(sessionId: string): SessionPaths {
     const dir = join(this.#options.dir, sessionId);
-    return { dir, events: join(dir, 'events.jsonl'), meta: join(dir, 'session.json'), lock: join(dir, 'lock') };
+    return { dir, events: join(dir, 'events.jsonl'), meta: join(dir, 'session.json'), lock: join(dir, 'lock'), index: join(dir, INDEX_FILE) };
   }
 }
+
+/** Work done under the session lock with an up-to-date index. */
+type LockedWork<T> = (index: SessionIndex, paths: SessionPaths, lock: HeldLock) => Promise<T>;
 
 function splitLines(bytes: Buffer): string[] {
   return bytes.toString('utf8').split('\n').slice(0, -1);

@@ -11,17 +11,27 @@ export const SessionMetaSchema = z.object({
   parent: z.object({ sessionId: z.string(), atEventId: z.string() }).optional(),
 });
 
-/** Where one event's line sits in `events.jsonl`. */
-interface LineSpan {
+/** Where one event's line sits in `events.jsonl` (with its type and key when it has a key). */
+export interface LineSpan {
   readonly id: string;
   readonly start: number;
   readonly end: number;
+  readonly type?: string;
+  readonly key?: string;
 }
 
 /**
- * In-process index of one session's log: id → line span and (type, key) → latest line. Built by
- * one scan the first time a session is used in a process, then only the bytes other processes
- * appended are read. Validated against the file's inode and size on every call.
+ * Supplies the spans of a persisted index that matched the log (see `index-file.ts`).
+ * @param eventsSize - the log's current size
+ * @returns spans covering the log from byte 0, or undefined to scan the log instead
+ */
+export type SeedIndex = (eventsSize: number) => Promise<readonly LineSpan[] | undefined>;
+
+/**
+ * In-process index of one session's log: id → line span and (type, key) → latest line. Seeded
+ * from the persisted `index.jsonl` when it matches the log (else built by one scan) the first
+ * time a session is used in a process; after that only the bytes appended since are read.
+ * Validated against the file's inode and size on every call.
  */
 export class SessionIndex {
   /** Every indexed line, in append order. */
@@ -30,6 +40,8 @@ export class SessionIndex {
   readonly #byKey = new Map<string, number>();
   /** Bytes of complete lines indexed. */
   size = 0;
+  /** Whether the spans up to some offset came from the persisted index (not from this scan). */
+  seeded = false;
   #inode = '';
   #metaNextSeq = 1;
 
@@ -40,12 +52,21 @@ export class SessionIndex {
    * @param eventsPath - `events.jsonl`
    * @param metaPath - `session.json`
    * @param repair - re-checks the session lock before truncating; omit to leave a torn tail alone
+   * @param seed - after a reset, supplies spans from the persisted index (then only the rest is read)
    * @throws {KernelStorageError} SESSION_CORRUPT when a complete line is damaged; STORAGE_IO when the lock was lost
    */
-  async refresh(fs: StorageFs, eventsPath: string, metaPath: string, repair?: () => Promise<void>): Promise<void> {
+  async refresh(fs: StorageFs, eventsPath: string, metaPath: string, repair?: () => Promise<void>, seed?: SeedIndex): Promise<void> {
     const stat = await fs.lstat(eventsPath);
     const inode = stat?.signature.split(':')[0] ?? '';
-    if (!stat || inode !== this.#inode || stat.size < this.size) await this.#reset(fs, metaPath, inode);
+    if (!stat || inode !== this.#inode || stat.size < this.size) {
+      await this.#reset(fs, metaPath, inode);
+      const spans = stat && seed ? await seed(stat.size) : undefined;
+      if (spans && spans.length > 0) {
+        for (const span of spans) this.#addSpan(span);
+        this.size = spans.at(-1)?.end ?? 0;
+        this.seeded = true;
+      }
+    }
     if (!stat || stat.size === this.size) return;
     const bytes = await readFileBytes(fs, eventsPath, this.size, stat.size);
     const end = bytes.lastIndexOf(0x0a) + 1;
@@ -111,10 +132,30 @@ export class SessionIndex {
     return position === undefined ? undefined : this.spans[position];
   }
 
+  /**
+   * Spans of the lines starting at or after a byte offset.
+   * @param offset - a line boundary
+   * @returns those spans, in order
+   */
+  spansFrom(offset: number): readonly LineSpan[] {
+    let low = 0;
+    let high = this.spans.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((this.spans[middle]?.start ?? 0) < offset) low = middle + 1;
+      else high = middle;
+    }
+    return this.spans.slice(low);
+  }
+
   #add(event: SessionEvent, start: number, end: number): void {
-    this.#byId.set(event.id, this.spans.length);
-    if (event.key !== undefined) this.#byKey.set(`${event.type}\u0000${event.key}`, this.spans.length);
-    this.spans.push({ id: event.id, start, end });
+    this.#addSpan(event.key === undefined ? { id: event.id, start, end } : { id: event.id, start, end, type: event.type, key: event.key });
+  }
+
+  #addSpan(span: LineSpan): void {
+    this.#byId.set(span.id, this.spans.length);
+    if (span.key !== undefined && span.type !== undefined) this.#byKey.set(`${span.type}\u0000${span.key}`, this.spans.length);
+    this.spans.push(span);
   }
 
   async #reset(fs: StorageFs, metaPath: string, inode: string): Promise<void> {
@@ -122,6 +163,7 @@ export class SessionIndex {
     this.#byId.clear();
     this.#byKey.clear();
     this.size = 0;
+    this.seeded = false;
     this.#inode = inode;
     this.#metaNextSeq = 1;
     try {
