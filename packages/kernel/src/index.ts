@@ -77,4 +77,5 @@ export {
 export { KernelStorageError, RevisionConflictError } from './ports/storage-errors.js';
 export type { StorageErrorCode } from './ports/storage-errors.js';
 export { Tokens } from './di/tokens.js';
+export { readCappedText } from './io/read-capped.js';
 export { KERNEL_VERSION } from './version.js';

@@ -1,4 +1,4 @@
-import { abortReason, type Clock, linkedController } from '@troupe/kernel';
+import { abortReason, type Clock, linkedController, readCappedText } from '@troupe/kernel';
 import { DioError } from './errors.js';
 
 /** The subset of `fetch` the client uses (Node's global fetch fits; tests inject their own). */
@@ -103,8 +103,9 @@ export async function requestJson(request: JsonRequest): Promise<JsonResponse> {
 }
 
 /**
- * Reads a body as UTF-8 chunk by chunk, stopping (and cancelling the stream, which drops the
- * connection) as soon as it passes `maxBytes`, so an endless or huge answer never fills memory.
+ * Reads a body with the kernel's capped reader; a declared `content-length` over the cap is
+ * refused before reading anything, and the stream is cancelled (dropping the connection) as soon
+ * as it passes `maxBytes`, so an endless or huge answer never fills memory.
  * @param response - the response whose body to read
  * @param maxBytes - the cap
  * @returns the text, or `undefined` when the body is larger than the cap
@@ -115,21 +116,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<string 
     await response.body?.cancel().catch(() => {});
     return undefined;
   }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return readCappedText(response.body, maxBytes);
 }
 
 function describeCause(cause: unknown): string {

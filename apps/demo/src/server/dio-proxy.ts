@@ -1,3 +1,4 @@
+import { readCappedText } from '@troupe/kernel';
 import { type ActivePrompt as DioActivePrompt, DioClient, DioError, MAX_RESPONSE_BYTES } from '@troupe/plugin-dio';
 import * as z from 'zod';
 import type { DemoDio } from '../compose.js';
@@ -123,21 +124,9 @@ export class DioProxy {
  * @throws {ApiError} DIO_INVALID_RESPONSE (502) when the body is larger
  */
 export async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new ApiError(502, 'DIO_INVALID_RESPONSE', `The DIO service answered with more than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const text = await readCappedText(response.body, maxBytes);
+  if (text === undefined) throw new ApiError(502, 'DIO_INVALID_RESPONSE', `The DIO service answered with more than ${maxBytes} bytes`);
+  return text;
 }
 
 // The client's failures as API answers: a malformed or unverifiable prompt is the service's fault (502).

@@ -1,4 +1,4 @@
-import { SESSION_ID_PATTERN, TREE_ID_PATTERN, validateSessionId, validateTreeId } from '@troupe/kernel';
+import { SESSION_ID_PATTERN, TREE_ID_PATTERN, validateSessionId, validateTreeId, readCappedText } from '@troupe/kernel';
 import { STORY_ITEM_ID_PATTERN } from '@troupe/plugin-story';
 import type { Context } from 'hono';
 import * as z from 'zod';
@@ -94,21 +94,9 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
 
 // Counts bytes as they arrive so a body without (or with a lying) content-length is still capped.
 async function readLimited(request: Request): Promise<string> {
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const text = await readCappedText(request.body, MAX_BODY_BYTES);
+  if (text === undefined) throw tooLarge();
+  return text;
 }
 
 function tooLarge(): ApiError {

@@ -1,0 +1,25 @@
+/**
+ * Reads a byte stream as UTF-8 text, stopping as soon as it grows past `maxBytes` — so a body
+ * without a `content-length` (or with a lying one) can never fill memory. Used by every HTTP
+ * client and server in Troupe that reads untrusted bodies.
+ * @param body - a response or request body (`null` reads as `''`)
+ * @param maxBytes - the largest body accepted
+ * @returns the text, or `undefined` when the body was larger (the stream is cancelled)
+ */
+export async function readCappedText(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string | undefined> {
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
