@@ -56,3 +56,13 @@ export function parseEventLine(line: string, where: string): SessionEvent {
 export function sequenceOf(id: string): number {
   return Number.parseInt(id.slice(1), 10);
 }
+
+/**
+ * Splits bytes read from `events.jsonl` into their complete lines. Callers only ever read whole
+ * lines, so the text ends with `\n` and the empty piece after it is dropped.
+ * @param bytes - whole `\n`-terminated lines
+ * @returns the lines without their `\n`
+ */
+export function splitLines(bytes: Buffer): string[] {
+  return bytes.toString('utf8').split('\n').slice(0, -1);
+}
