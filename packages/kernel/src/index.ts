@@ -17,8 +17,8 @@ export type {
 export type { AppendEventOptions, TurnContext, TurnEvents } from './turn/turn-context.js';
 export { MAX_INPUT_LENGTH, ScenarioSchema, TurnInputSchema } from './turn/turn-input.js';
 export type { Scenario, TurnInput } from './turn/turn-input.js';
-export { historyFromEvents, TURN_COMMITTED } from './turn/session-history.js';
-export type { TurnCommittedData } from './turn/session-history.js';
+export { foldCommittedTurns, historyFromEvents, messagesFromTurns, TURN_COMMITTED } from './turn/session-history.js';
+export type { CommittedTurnRecord, TurnCommittedData } from './turn/session-history.js';
 export { contextKeys, defineContextKey } from './context-keys.js';
 export type { ContextKey, StoryDraft } from './context-keys.js';
 export { KernelError, describeError, toError } from './errors.js';

@@ -83,3 +83,38 @@ describe('sessions and turns', () => {
     expect(await sessionLog.export('s')).not.toContain('secret-token');
   });
 });
+
+describe('the committed-turn rule', () => {
+  it('keeps each turn once, at its first position, with its latest step, and skips malformed payloads', async () => {
+    const { foldCommittedTurns, historyFromEvents } = await import('@troupe/kernel');
+    const event = (id: string, turnId: string, step: number, data: unknown) => ({
+      id,
+      sessionId: 's',
+      turnId,
+      step,
+      type: 'kernel/turn-committed',
+      ignorable: false,
+      at: '2026-01-01T00:00:00.000Z',
+      data,
+    });
+    const events = [
+      event('e1', 't1', 0, { input: 'one', reply: 'first try' }),
+      event('e2', 't2', 0, { input: 'two', reply: 'reply two' }),
+      event('e3', 't1', 1, { input: 'one', reply: 'second try' }),
+      event('e4', 't3', 0, { input: 42 }),
+    ];
+    expect([...foldCommittedTurns(events).values()].map((turn) => [turn.turnId, turn.step, turn.reply])).toEqual([
+      ['t1', 1, 'second try'],
+      ['t2', 0, 'reply two'],
+    ]);
+    expect(historyFromEvents(events, 't2').map((message) => message.content)).toEqual(['one', 'second try']);
+  });
+
+  it('leaves a malformed imported turn out of the actor history instead of sending undefined', async () => {
+    const { harness, sessionLog, model } = await createTestHarness();
+    const bad = '{"id":"e1","sessionId":"x","turnId":"t0","step":0,"type":"kernel/turn-committed","ignorable":false,"at":"2026-01-01T00:00:00.000Z","data":{"reply":"no input"}}\n';
+    await sessionLog.import('imported', bad);
+    await harness.runTurn({ sessionId: 'imported', text: 'hello' });
+    expect(model.callsFor('actor')[0]?.messages).toEqual([{ role: 'user', content: 'hello' }]);
+  });
+});

@@ -1,17 +1,11 @@
-import type { SessionEvent } from '@troupe/kernel';
+import { type CommittedTurnRecord, foldCommittedTurns, type SessionEvent } from '@troupe/kernel';
+import { STORY_EVENTS } from '@troupe/plugin-story';
 import * as z from 'zod';
 
-const TurnCommittedSchema = z.object({ input: z.string(), reply: z.string() });
 const SelectionSchema = z.object({ workspaceId: z.string().nullable() });
 
 /** One exchange of the chat: what the player said and the visible reply. */
-export interface ChatMessageView {
-  readonly turnId: string;
-  readonly step: number;
-  readonly at: string;
-  readonly input: string;
-  readonly reply: string;
-}
+export type ChatMessageView = CommittedTurnRecord;
 
 /** A row of the session list. */
 export interface SessionSummary {
@@ -23,19 +17,13 @@ export interface SessionSummary {
 
 /**
  * The chat as the player saw it: for each turn its latest committed step, in order of first
- * appearance (the same rule the kernel uses to rebuild history). Malformed events are skipped.
+ * appearance — the kernel's own rule (`foldCommittedTurns`), so the UI shows exactly the history
+ * the actor receives. Malformed events are skipped.
  * @param events - the session's events
  * @returns the exchanges
  */
 export function chatMessages(events: readonly SessionEvent[]): ChatMessageView[] {
-  const latest = new Map<string, ChatMessageView>();
-  for (const event of events) {
-    if (event.type !== 'kernel/turn-committed') continue;
-    const data = TurnCommittedSchema.safeParse(event.data);
-    if (!data.success) continue;
-    latest.set(event.turnId, { turnId: event.turnId, step: event.step, at: event.at, ...data.data });
-  }
-  return [...latest.values()];
+  return [...foldCommittedTurns(events).values()];
 }
 
 /**
@@ -47,7 +35,7 @@ export function chatMessages(events: readonly SessionEvent[]): ChatMessageView[]
 export function summarizeSession(id: string, events: readonly SessionEvent[]): SessionSummary {
   let storyId: string | null = null;
   for (const event of events) {
-    if (event.type !== 'agent-rp/story-workspace-selected') continue;
+    if (event.type !== STORY_EVENTS.workspaceSelected) continue;
     const data = SelectionSchema.safeParse(event.data);
     if (data.success) storyId = data.data.workspaceId;
   }

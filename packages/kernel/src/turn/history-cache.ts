@@ -1,11 +1,11 @@
 import type { ChatMessage } from '../ports/chat-model.js';
 import type { SessionEvent, SessionLog } from '../ports/session-log.js';
-import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
+import { type CommittedTurnRecord, foldCommittedTurns, messagesFromTurns } from './session-history.js';
 
 interface CachedSession {
   lastEventId: string | undefined;
   /** Latest committed input/reply per turn, in order of first appearance. */
-  readonly turns: Map<string, TurnCommittedData>;
+  readonly turns: Map<string, CommittedTurnRecord>;
 }
 
 /**
@@ -34,12 +34,7 @@ export class HistoryCache {
    */
   async history(sessionId: string, currentTurnId: string): Promise<ChatMessage[]> {
     const session = await this.#refresh(sessionId);
-    const messages: ChatMessage[] = [];
-    for (const [turnId, data] of session.turns) {
-      if (turnId === currentTurnId) continue;
-      messages.push({ role: 'user', content: data.input }, { role: 'assistant', content: data.reply });
-    }
-    return messages;
+    return messagesFromTurns(session.turns.values(), currentTurnId);
   }
 
   async #refresh(sessionId: string): Promise<CachedSession> {
@@ -56,9 +51,7 @@ export class HistoryCache {
       events = await this.#log.read(sessionId);
     }
     if (!session) session = { lastEventId: undefined, turns: new Map() };
-    for (const event of events) {
-      if (event.type === TURN_COMMITTED) session.turns.set(event.turnId, event.data as TurnCommittedData);
-    }
+    foldCommittedTurns(events, session.turns);
     const last = events[events.length - 1];
     if (last) session.lastEventId = last.id;
     // Re-insert to mark as most recently used; drop the oldest beyond capacity.
