@@ -1,16 +1,9 @@
+import { codeOf } from '@troupe/kernel/contracts';
 import { MemoryTreeStore } from '@troupe/kernel/testing';
 import { describe, expect, it } from 'vitest';
-import { StoryError, StoryWorkspaces } from '../src/index.js';
+import { type StoryError, StoryWorkspaces } from '../src/index.js';
 import { seedWorkspace } from './helpers.js';
 
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    return StoryError.isInstance(error) ? error.code : `not a StoryError: ${String(error)}`;
-  }
-  return undefined;
-}
 
 describe('the workspace editing API', () => {
   it('creates the DESIGN §4 layout with a valid manifest', async () => {

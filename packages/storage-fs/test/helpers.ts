@@ -15,15 +15,8 @@ export async function tempStorage(fs: StorageFs = nodeStorageFs) {
   return { ...fsStorage({ root, fs }), cleanup };
 }
 
-/** A stored error's code (or undefined when the promise resolved). */
-export async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  return undefined;
-}
+/** A stored error's code (or undefined when the promise resolved); the kernel's contract helper. */
+export { codeOf } from '@troupe/kernel/contracts';
 
 /** Thrown by {@link crashingFs} to simulate the process dying at an operation. */
 export class SimulatedCrash extends Error {}

@@ -3,3 +3,5 @@ export { describeTreeStoreContract } from './tree-store-contract.js';
 export type { TreeStoreFixture } from './tree-store-contract.js';
 export { describeSessionLogContract, newEvent } from './session-log-contract.js';
 export type { SessionLogFixture } from './session-log-contract.js';
+export { codeOf, withFixture } from './contract-helpers.js';
+export type { CleanableFixture } from './contract-helpers.js';
