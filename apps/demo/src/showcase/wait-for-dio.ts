@@ -12,12 +12,15 @@ import type { SessionEvent, SessionLog } from '@troupe/kernel';
  */
 export async function waitForDioTask(sessions: SessionLog, sessionId: string, requestId: string, timeoutMs = 60_000): Promise<SessionEvent | undefined> {
   const deadline = Date.now() + timeoutMs;
+  let afterId: string | undefined;
   while (Date.now() < deadline) {
-    const events = await sessions.read(sessionId);
+    // Only the events appended since the last look: the log is append-only.
+    const events = await sessions.read(sessionId, afterId === undefined ? {} : { afterId });
     const done = events.find(
       (event) => (event.type === 'dio/task-terminal' || event.type === 'dio/task-degraded') && (event.data as { requestId?: string }).requestId === requestId,
     );
     if (done) return done;
+    afterId = events.at(-1)?.id ?? afterId;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return undefined;
