@@ -1,5 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,10 +17,10 @@ const children: ChildProcess[] = [];
 let dataDir = '';
 
 /** Starts `node dist/main.js` and resolves with its URL once it logs that it is listening. */
-function startChild(): Promise<{ child: ChildProcess; url: string }> {
+function startChild(extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [join(APP, 'dist', 'main.js')], {
     cwd: APP,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', DIO_DATA_DIR: dataDir, DIO_TOKENS: `${ALICE}:alice`, DIO_ADMIN_TOKEN: ADMIN },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', DIO_DATA_DIR: dataDir, DIO_TOKENS: `${ALICE}:alice`, DIO_ADMIN_TOKEN: ADMIN, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -96,6 +98,35 @@ describe('the service as a process', () => {
     expect(listed.json.requirements.map((requirement: { text: string }) => requirement.text)).toEqual([REQUIREMENT, '说话时偶尔提到海浪。']);
     third.child.kill('SIGKILL');
     await exited(third.child);
+  }, 60_000);
+
+  it('exits within 5 s of SIGTERM while a compile waits out a Retry-After', async () => {
+    let compileSeen: () => void = () => {};
+    const compiling = new Promise<void>((resolve) => {
+      compileSeen = resolve;
+    });
+    // The compiling model server asks every call to come back in 25 s (within the client's cap).
+    const model = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '25' }).end('{"error":{"message":"slow down"}}');
+        compileSeen();
+      });
+    });
+    await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = model.address() as AddressInfo;
+      const running = await startChild({ TROUPE_MODEL_BASE_URL: `http://127.0.0.1:${port}/v1`, TROUPE_MODEL: 'slow' });
+      await call(running.url, 'PUT', '/v1/prompts/lia-character', ADMIN, { content: '你是莉娅，灯塔旅店的老板。', characterName: '莉娅' });
+      await new DioClient(running.url, 2_000).schedule({ ...where, rpConversationId: 'conversation-9', actorTurnRequestId: 'rp-turn-201', instruction: REQUIREMENT, language: 'zh' });
+      await compiling;
+      running.child.kill('SIGTERM');
+      const outcome = await Promise.race([exited(running.child), new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 5_000))]);
+      expect(outcome).toEqual({ code: 0, signal: null });
+    } finally {
+      model.closeAllConnections();
+      await new Promise<void>((resolve) => model.close(() => resolve()));
+    }
   }, 60_000);
 
   it('refuses to start with a bad environment, naming the variable', async () => {

@@ -11,6 +11,11 @@ export interface OpenAICompatibleOptions {
   readonly model?: string;
   /** Retries of failed requests (connection errors, 408/409/429/5xx), default 2. Abort is never retried. */
   readonly maxRetries?: number;
+  /**
+   * Longest `Retry-After` (429/503) the client waits for, in ms (default 30 000). A server asking
+   * for longer fails the call at once with MODEL_RATE_LIMITED naming the wait.
+   */
+  readonly maxRetryAfterMs?: number;
   /** Time to wait for the response headers of each attempt, in ms (default 60 000). */
   readonly timeoutMs?: number;
   /** Longest silence between streamed chunks before the stream fails with MODEL_TIMEOUT (default 30 000). */
@@ -42,6 +47,7 @@ const ConfigSchema = z.object({
   apiKey: z.string().min(1),
   model: z.string().trim().min(1),
   maxRetries: z.int().min(0).max(10).default(2),
+  maxRetryAfterMs: z.int().min(0).max(3_600_000).default(30_000),
   timeoutMs: z.int().min(1).max(3_600_000).default(60_000),
   streamIdleTimeoutMs: z.int().min(1).max(3_600_000).default(30_000),
   streamUsage: z.boolean().default(true),

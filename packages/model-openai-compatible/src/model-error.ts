@@ -7,7 +7,7 @@
  * - `MODEL_UNAUTHORIZED` — HTTP 401/403: the API key is missing, wrong or lacks access.
  * - `MODEL_NOT_FOUND` — HTTP 404: the model (or the endpoint) does not exist on this server.
  * - `MODEL_CONTEXT_TOO_LONG` — the prompt exceeds the model's context window.
- * - `MODEL_RATE_LIMITED` — HTTP 429 after the retries.
+ * - `MODEL_RATE_LIMITED` — HTTP 429 after the retries, or a 429/503 asking to wait longer than `maxRetryAfterMs`.
  * - `MODEL_BAD_REQUEST` — another 4xx: the server rejected the request.
  * - `MODEL_SERVER_ERROR` — HTTP 5xx after the retries.
  * - `MODEL_RESPONSE_INVALID` — a non-streaming response did not have the OpenAI shape.

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { type OpenAICompatibleConfig, type OpenAICompatibleOptions, resolveOpenAICompatibleConfig } from './config.js';
 import { toModelError } from './map-error.js';
 import { ModelError } from './model-error.js';
+import { withRetries } from './retry-policy.js';
 import { StreamAccumulator, toUsage } from './stream-accumulator.js';
 import { fromWireFinishReason, parseToolArguments, toWireBody } from './to-wire.js';
 import { ChunkSchema, CompletionSchema } from './wire-schemas.js';
@@ -13,7 +14,8 @@ export const OPENAI_COMPATIBLE_PROVIDER = 'openai-compatible';
 
 /**
  * Creates a {@link ChatModel} for any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp
- * server, LM Studio), built on the `openai` client with explicit retries and timeouts.
+ * server, LM Studio), built on the `openai` client with timeouts and our own cancellable retries
+ * (see `retry-policy.ts`: the SDK's retry sleep would ignore the abort signal).
  * @param options - base URL, key, model and call settings; omitted ones come from `env`
  * @param env - environment to read `TROUPE_MODEL_*` from (default `process.env`)
  * @returns a model with id `openai-compatible:<model>` and a `stream` method
@@ -37,7 +39,9 @@ class OpenAICompatibleModel implements ChatModel {
     this.#client = new OpenAI({
       baseURL: config.baseURL,
       apiKey: config.apiKey,
-      maxRetries: config.maxRetries,
+      // Retries are ours (withRetries): the SDK's pause between attempts ignores the abort signal
+      // and honours any Retry-After up to a minute.
+      maxRetries: 0,
       timeout: config.timeoutMs,
       defaultHeaders: config.headers,
       // Failures surface as typed ModelErrors; the SDK's own console logging would only duplicate them.
@@ -50,7 +54,7 @@ class OpenAICompatibleModel implements ChatModel {
     let raw: unknown;
     try {
       const body = toWireBody(request, this.#config, false, this.id);
-      raw = await this.#client.chat.completions.create(body as never, this.#requestOptions(request.signal));
+      raw = await this.#create(body, request.signal);
     } catch (error) {
       if (request.signal.aborted) throw abortReason(request.signal);
       throw toModelError(error, this.id, this.#config.baseURL);
@@ -104,7 +108,7 @@ class OpenAICompatibleModel implements ChatModel {
       let chunks: AsyncIterable<unknown>;
       try {
         const body = toWireBody(request, this.#config, true, this.id);
-        chunks = (await this.#client.chat.completions.create(body as never, this.#requestOptions(internal.signal))) as unknown as AsyncIterable<unknown>;
+        chunks = (await this.#create(body, internal.signal)) as unknown as AsyncIterable<unknown>;
       } catch (error) {
         throw fail(error);
       }
@@ -140,7 +144,11 @@ class OpenAICompatibleModel implements ChatModel {
     }
   }
 
-  #requestOptions(signal: AbortSignal) {
-    return { signal, maxRetries: this.#config.maxRetries, timeout: this.#config.timeoutMs };
+  // One request per attempt, retried by our policy (every pause listens to `signal`).
+  #create(body: unknown, signal: AbortSignal): Promise<unknown> {
+    const settings = { maxRetries: this.#config.maxRetries, maxRetryAfterMs: this.#config.maxRetryAfterMs };
+    return withRetries(settings, signal, this.id, () =>
+      this.#client.chat.completions.create(body as never, { signal, maxRetries: 0, timeout: this.#config.timeoutMs }),
+    );
   }
 }

@@ -1,0 +1,94 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { abortReason } from '@troupe/kernel';
+import { APIConnectionError, APIError } from 'openai';
+import { ModelError } from './model-error.js';
+
+/** How failed requests are retried (the `openai` SDK's own retries are switched off). */
+export interface RetrySettings {
+  /** Retries after the first attempt. */
+  readonly maxRetries: number;
+  /** Longest `Retry-After` honoured (ms); a server asking for more fails the call at once. */
+  readonly maxRetryAfterMs: number;
+}
+
+/** First backoff pause when the server gives no `Retry-After` (ms); it doubles per retry. */
+export const INITIAL_BACKOFF_MS = 500;
+/** Longest backoff pause when the server gives no `Retry-After` (ms). */
+export const MAX_BACKOFF_MS = 8_000;
+
+/**
+ * Runs `attempt` and retries it on connection errors and HTTP 408/409/429/5xx, like the SDK
+ * would, but with two differences that matter for a turn: every pause listens to `signal` (an
+ * abort ends the wait at once and rejects with the abort reason), and a `Retry-After` longer than
+ * `maxRetryAfterMs` is not waited for — the call fails with `MODEL_RATE_LIMITED` naming the wait,
+ * so a session is never frozen for the length of a server's `Retry-After: 600`.
+ * @param settings - retry count and the `Retry-After` cap
+ * @param signal - cancels the attempts and the pauses between them
+ * @param modelId - for error messages
+ * @param attempt - one request
+ * @returns the first successful result
+ * @throws the last failure; {@link ModelError} MODEL_RATE_LIMITED when the server asks for a wait
+ *   beyond the cap; the abort reason when cancelled
+ */
+export async function withRetries<T>(settings: RetrySettings, signal: AbortSignal, modelId: string, attempt: () => Promise<T>): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (signal.aborted) throw abortReason(signal);
+      if (!isRetryable(error)) throw error;
+      const asked = retryAfterMs(error);
+      if (asked !== undefined && asked > settings.maxRetryAfterMs) {
+        const status = (error as APIError).status;
+        throw new ModelError(
+          'MODEL_RATE_LIMITED',
+          `${modelId}: the server asked to wait ${formatWait(asked)} before retrying (HTTP ${status}), longer than the ${formatWait(settings.maxRetryAfterMs)} this client waits.`,
+          { cause: error, modelId, ...(typeof status === 'number' ? { status } : {}), details: { retryAfterMs: asked, maxRetryAfterMs: settings.maxRetryAfterMs } },
+        );
+      }
+      if (retry >= settings.maxRetries) throw error;
+      const pause = asked ?? Math.min(MAX_BACKOFF_MS, INITIAL_BACKOFF_MS * 2 ** retry);
+      try {
+        await sleep(pause, undefined, { signal });
+      } catch {
+        throw abortReason(signal);
+      }
+    }
+  }
+}
+
+/**
+ * Whether a failure is worth retrying: no connection (timeouts included), or HTTP 408, 409, 429
+ * and 5xx — unless the server said `x-should-retry: false`.
+ * @param error - what one attempt threw
+ */
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof APIConnectionError) return true;
+  if (!(error instanceof APIError) || typeof error.status !== 'number') return false;
+  const hint = error.headers?.get('x-should-retry');
+  if (hint === 'true') return true;
+  if (hint === 'false') return false;
+  return error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500;
+}
+
+/**
+ * The wait a server asked for: `retry-after-ms`, else `Retry-After` in seconds or as an HTTP date.
+ * @param error - what one attempt threw
+ * @param now - the current time, for an HTTP-date `Retry-After`
+ * @returns milliseconds, or `undefined` when the server did not say
+ */
+export function retryAfterMs(error: unknown, now: number = Date.now()): number | undefined {
+  if (!(error instanceof APIError)) return undefined;
+  const headers = error.headers;
+  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number.parseFloat(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function formatWait(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${Math.round(ms)} ms`;
+}
