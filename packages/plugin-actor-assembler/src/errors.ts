@@ -8,6 +8,7 @@
  * - `DIO_SLOT_DISABLED` — the one slot exists but its prompt is disabled (the DIO prompt would be lost).
  * - `DIO_SLOT_OVERRIDDEN` — an `overrides` entry targets the slot's prompt while a DIO prompt is present (it would drop the DIO prompt).
  * - `DIO_COMPILED_PROMPT_INVALID` — the compiled prompt is not a non-empty string.
+ * - `DIO_CHARACTER_TEXT_REMAINS` — (a `validatePreset` warning, never thrown) another enabled prompt still carries character text next to the DIO slot.
  * - `PRESET_INVALID` — a preset fails its schema or marker rules.
  * - `MACRO_UNKNOWN` — an unknown macro while `unknownMacros: 'error'`.
  * - `MACRO_SLOT_VARIABLE_UNSET` — `{{getvar::dioCompiledPrompt}}` (a slot variable) read while unset.
@@ -29,6 +30,7 @@ export type AssemblerErrorCode =
   | 'DIO_SLOT_DISABLED'
   | 'DIO_SLOT_OVERRIDDEN'
   | 'DIO_COMPILED_PROMPT_INVALID'
+  | 'DIO_CHARACTER_TEXT_REMAINS'
   | 'PRESET_INVALID'
   | 'MACRO_UNKNOWN'
   | 'MACRO_SLOT_VARIABLE_UNSET'

@@ -14,6 +14,12 @@ export {
 } from './dio-slot.js';
 export type { DioSlot, DioSlotResult } from './dio-slot.js';
 export { validatePreset } from './validate-preset.js';
+export { describeCharacterText, findCharacterText } from './dio-prepare/character-text.js';
+export type { CharacterTextFinding, CharacterTextKind, FindCharacterTextOptions } from './dio-prepare/character-text.js';
+export { prepareForDio } from './dio-prepare/prepare-for-dio.js';
+export type { AbsorbedPrompt, DioAbsorbOption, DioPreparation, DioPreparationReport, PrepareForDioOptions } from './dio-prepare/prepare-for-dio.js';
+export { DEFAULT_PERSONALITY_FORMAT, DEFAULT_SCENARIO_FORMAT, renderCharacterDefinition } from './dio-prepare/character-definition.js';
+export type { CharacterDefinitionOptions } from './dio-prepare/character-definition.js';
 export type { PresetIssue, PresetReport, ValidatePresetOptions } from './validate-preset.js';
 export { defaultPreset, parsePreset, PresetSchema, presetRuleIssues, PromptEntrySchema, setPromptEnabled } from './preset.js';
 export type { Preset, PromptEntry, PromptMarker, PromptRole } from './preset.js';
@@ -24,7 +30,7 @@ export type { StoryDraftPlacement } from './story-draft.js';
 export { AssemblerError, describeIssues } from './errors.js';
 export type { AssemblerErrorCode } from './errors.js';
 export { importSillyTavernPreset, MAX_PRESET_JSON_BYTES } from './importers/sillytavern-preset.js';
-export type { SillyTavernPresetImport } from './importers/sillytavern-preset.js';
+export type { SillyTavernPresetImport, SillyTavernPresetImportOptions } from './importers/sillytavern-preset.js';
 export {
   CARD_POST_HISTORY_ID,
   CARD_SYSTEM_PROMPT_ID,

@@ -1,6 +1,8 @@
 import { type DioSlot, assertDioSlotNotOverridden, locateDioSlot } from './dio-slot.js';
 import { AssemblerError, type AssemblerErrorCode } from './errors.js';
 import { SLOT_VARIABLES, findMacros } from './macros.js';
+import { type CharacterTextFinding, describeCharacterText, findCharacterText } from './dio-prepare/character-text.js';
+import { remainingCharacterText } from './dio-prepare/prepare-for-dio.js';
 import { type Preset, PresetSchema, presetRuleIssues } from './preset.js';
 import { readsStoryDraft } from './story-draft.js';
 
@@ -20,8 +22,18 @@ export interface PresetReport {
   readonly preset: Preset | undefined;
   /** Structural problems (empty when `ok`). */
   readonly issues: readonly PresetIssue[];
-  /** Whether a DIO compiled prompt could be placed, where, and if not why (same code the turn would fail with). */
-  readonly dio: { readonly accepts: true; readonly slot: DioSlot } | { readonly accepts: false; readonly reason: PresetIssue };
+  /**
+   * Whether a DIO compiled prompt could be placed, where (the slot and the name of the prompt it
+   * replaces), and if not why (same code the turn would fail with).
+   */
+  readonly dio: { readonly accepts: true; readonly slot: DioSlot; readonly name: string } | { readonly accepts: false; readonly reason: PresetIssue };
+  /**
+   * The DIO pre-flight: every enabled prompt that would still put character text (the card's
+   * definition fields or its own prompts) into the actor's messages besides the DIO slot. When DIO
+   * accepts the preset each is also a `DIO_CHARACTER_TEXT_REMAINS` warning; when it does not, these
+   * are the prompts that carry the definition today (what `prepareForDio` would work with).
+   */
+  readonly characterText: readonly CharacterTextFinding[];
   /** Where a story draft would go: a `{{getvar::storyDraft}}` prompt, or the default message before the input. */
   readonly storyDraft: 'variable' | 'beforeInput';
   /** Non-fatal notes (e.g. a prompt setting a slot variable, which would fail at assembly). */
@@ -44,7 +56,8 @@ function overridesRecord(value: unknown): Readonly<Record<string, string>> | und
 
 /**
  * Checks a preset ahead of time (at import, not mid-turn): its shape, whether it can take a DIO
- * compiled prompt and why not, and where a story draft would go. Never throws for bad input.
+ * compiled prompt and why not, which other prompts would still carry character text next to it
+ * (the DIO pre-flight), and where a story draft would go. Never throws for bad input.
  * @param value - untrusted preset data
  * @param options - the overrides the preset will be used with (so an override of the DIO slot is caught here)
  * @returns the report
@@ -63,16 +76,23 @@ export function validatePreset(value: unknown, options: ValidatePresetOptions = 
     }
   }
   let dio: PresetReport['dio'];
+  const usable = prompts.filter((prompt) => typeof prompt?.name === 'string' && typeof prompt.content === 'string' && typeof prompt.identifier === 'string');
+  const overrides = overridesRecord(options?.overrides);
+  let characterText: CharacterTextFinding[] = [];
   try {
-    const usable = prompts.filter((prompt) => typeof prompt?.name === 'string' && typeof prompt.content === 'string');
     const slot = locateDioSlot(usable);
-    assertDioSlotNotOverridden(usable, slot, overridesRecord(options?.overrides));
-    dio = { accepts: true, slot };
+    assertDioSlotNotOverridden(usable, slot, overrides);
+    dio = { accepts: true, slot, name: usable[slot.index]?.name ?? slot.identifier };
+    characterText = remainingCharacterText(usable, slot, overrides);
   } catch (error) {
     if (!AssemblerError.isInstance(error)) throw error;
     dio = { accepts: false, reason: { code: error.code, message: error.message } };
+    characterText = findCharacterText(usable, { overrides });
   }
   const warnings: PresetIssue[] = [];
+  if (dio.accepts) {
+    for (const finding of characterText) warnings.push({ code: 'DIO_CHARACTER_TEXT_REMAINS', message: describeCharacterText(finding), path: finding.identifier });
+  }
   for (const prompt of prompts) {
     if (typeof prompt?.content !== 'string' || prompt.enabled === false) continue;
     for (const match of findMacros(prompt.content)) {
@@ -86,5 +106,5 @@ export function validatePreset(value: unknown, options: ValidatePresetOptions = 
     }
   }
   const storyDraft = prompts.some((prompt) => typeof prompt?.content === 'string' && prompt.enabled !== false && readsStoryDraft(prompt)) ? 'variable' : 'beforeInput';
-  return { ok: parsed.success, preset: parsed.success ? parsed.data : undefined, issues, dio, storyDraft, warnings };
+  return { ok: parsed.success, preset: parsed.success ? parsed.data : undefined, issues, dio, characterText, storyDraft, warnings };
 }

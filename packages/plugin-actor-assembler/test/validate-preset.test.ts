@@ -7,7 +7,8 @@ describe('validatePreset', () => {
     const report = validatePreset({ prompts: seedPrompts() });
     expect(report.ok).toBe(true);
     expect(report.issues).toEqual([]);
-    expect(report.dio).toEqual({ accepts: true, slot: { rule: 'roleplay', index: 1, identifier: 'character' } });
+    expect(report.dio).toEqual({ accepts: true, slot: { rule: 'roleplay', index: 1, identifier: 'character' }, name: 'roleplay' });
+    expect(report.characterText).toEqual([]);
     expect(report.storyDraft).toBe('beforeInput');
     expect(report.preset?.prompts).toHaveLength(4);
   });

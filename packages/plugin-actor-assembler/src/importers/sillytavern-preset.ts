@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { AssemblerError, describeIssues } from '../errors.js';
+import { type DioPreparationReport, type PrepareForDioOptions, prepareForDio } from '../dio-prepare/prepare-for-dio.js';
 import { type Preset, type PromptEntry, parsePreset } from '../preset.js';
 
 /** Largest SillyTavern preset accepted (characters). */
@@ -12,6 +13,17 @@ export interface SillyTavernPresetImport {
   readonly settings: Readonly<Record<string, unknown>>;
   /** What was mapped approximately or kept disabled, in words. */
   readonly warnings: readonly string[];
+  /** With `prepareForDio`: what the DIO preparation did (then `preset` is the prepared preset). */
+  readonly dio?: DioPreparationReport;
+}
+
+/** Options of {@link importSillyTavernPreset}. */
+export interface SillyTavernPresetImportOptions {
+  /**
+   * Also prepare the preset for DIO (`true` or the options of `prepareForDio`): a `roleplay` prompt
+   * at the character definition, the markers it replaces turned off, and the report in `dio`.
+   */
+  readonly prepareForDio?: boolean | PrepareForDioOptions;
 }
 
 const stPromptSchema = z.looseObject({
@@ -72,10 +84,11 @@ function mapPrompt(prompt: z.output<typeof stPromptSchema>, enabled: boolean, wa
  * (`charDescription` → `{{description}}`, …); `chatHistory` becomes the history marker. Prompts
  * missing from the order are kept, disabled, at the end, so nothing is lost.
  * @param input - the preset file's JSON text or parsed object
- * @returns the preset, the other settings, and warnings
+ * @param options - `prepareForDio` to also prepare the preset for DIO (see `prepareForDio`)
+ * @returns the preset, the other settings, warnings, and the DIO preparation report when asked
  * @throws {AssemblerError} IMPORT_TOO_LARGE, IMPORT_JSON_INVALID, IMPORT_PRESET_INVALID
  */
-export function importSillyTavernPreset(input: string | object): SillyTavernPresetImport {
+export function importSillyTavernPreset(input: string | object, options: SillyTavernPresetImportOptions = {}): SillyTavernPresetImport {
   let value: unknown = input;
   if (typeof input === 'string') {
     if (input.length > MAX_PRESET_JSON_BYTES) throw new AssemblerError('IMPORT_TOO_LARGE', `Preset JSON is ${input.length} characters; the limit is ${MAX_PRESET_JSON_BYTES}`);
@@ -119,9 +132,14 @@ export function importSillyTavernPreset(input: string | object): SillyTavernPres
     prompts.push({ identifier: 'chatHistory', name: 'Chat History', role: 'system', content: '', marker: 'chatHistory' });
   }
   const name = typeof settings['name'] === 'string' ? settings['name'] : undefined;
+  let preset: Preset;
   try {
-    return { preset: parsePreset({ ...(name !== undefined ? { name: name.slice(0, 256) } : {}), prompts }), settings, warnings };
+    preset = parsePreset({ ...(name !== undefined ? { name: name.slice(0, 256) } : {}), prompts });
   } catch (cause) {
     throw new AssemblerError('IMPORT_PRESET_INVALID', `SillyTavern preset maps to an invalid preset: ${(cause as Error).message}`, undefined, cause);
   }
+  const prepare = options?.prepareForDio;
+  if (prepare === undefined || prepare === false) return { preset, settings, warnings };
+  const prepared = prepareForDio(preset, prepare === true ? {} : prepare);
+  return { preset: prepared.preset, settings, warnings, dio: prepared.report };
 }
