@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { runShowcase } from '../showcase/run-showcase.js';
+import { registerPresetCommand } from './commands/preset-command.js';
 import { registerServeCommand } from './commands/serve-command.js';
 import { registerSessionCommand } from './commands/session-command.js';
 import { registerStoryCommand } from './commands/story-command.js';
@@ -30,6 +31,7 @@ export function buildProgram(context: CliContext): Command {
   registerTurnCommand(program, context);
   registerStoryCommand(program, context);
   registerSessionCommand(program, context);
+  registerPresetCommand(program, context);
   return program;
 }
 

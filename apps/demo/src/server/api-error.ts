@@ -1,4 +1,5 @@
 import { KernelError, KernelStorageError } from '@troupe/kernel';
+import { AssemblerError } from '@troupe/plugin-actor-assembler';
 import { StoryError } from '@troupe/plugin-story';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import * as z from 'zod';
@@ -65,6 +66,14 @@ const STORAGE_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   SESSION_EXISTS: 409,
 };
 
+// A preset or card file the player sent that the assembler cannot read.
+const ASSEMBLER_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
+  IMPORT_TOO_LARGE: 413,
+  IMPORT_JSON_INVALID: 400,
+  IMPORT_PRESET_INVALID: 400,
+  PRESET_INVALID: 400,
+};
+
 const KERNEL_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   KERNEL_TURN_INPUT_INVALID: 400,
 };
@@ -85,6 +94,10 @@ export function toApiError(error: unknown): { status: ContentfulStatusCode; body
   }
   if (KernelStorageError.isInstance(error)) {
     const status = STORAGE_STATUS[error.code];
+    if (status) return known(status, error.code, error.message);
+  }
+  if (AssemblerError.isInstance(error)) {
+    const status = ASSEMBLER_STATUS[error.code];
     if (status) return known(status, error.code, error.message);
   }
   if (KernelError.isInstance(error)) {
