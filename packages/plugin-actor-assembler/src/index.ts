@@ -23,8 +23,8 @@ export type { CharacterDefinitionOptions } from './dio-prepare/character-definit
 export type { PresetIssue, PresetReport, ValidatePresetOptions } from './validate-preset.js';
 export { defaultPreset, parsePreset, PresetSchema, presetRuleIssues, PromptEntrySchema, setPromptEnabled } from './preset.js';
 export type { Preset, PromptEntry, PromptMarker, PromptRole } from './preset.js';
-export { expandMacros, findMacros, isGetvar, SLOT_VARIABLES } from './macros.js';
-export type { MacroEnvironment, MacroFields, MacroMatch } from './macros.js';
+export { expandMacros, findMacros, isGetvar, SLOT_VARIABLES, supportedMacroNames } from './macros.js';
+export type { MacroChatMessage, MacroEnvironment, MacroFields, MacroMatch } from './macros.js';
 export { DEFAULT_STORY_DRAFT_INSTRUCTION, STORY_DRAFT_VARIABLE, readsStoryDraft, storyDraftMessage } from './story-draft.js';
 export type { StoryDraftPlacement } from './story-draft.js';
 export { AssemblerError, describeIssues } from './errors.js';

@@ -20,28 +20,32 @@ describe('expandMacros', () => {
     expect(expandMacros('心情：{{getvar::mood}}', e)).toBe('心情：平静');
   });
 
-  it('setvar values may contain "::" and Unicode; variable names are trimmed and case-sensitive', () => {
-    const e = env();
-    expandMacros('{{setvar:: 标签 ::a::b 🌊}}', e);
-    expect(e.variables.get('标签')).toBe('a::b 🌊');
-    expect(expandMacros('{{getvar::标签}}|{{getvar::标 签}}|{{getvar::Mood}}', e)).toBe('a::b 🌊||');
+  it('setvar with more arguments than it takes stays as text (SillyTavern), with a warning; names are trimmed and case-sensitive', () => {
+    const warnings: string[] = [];
+    const e = env({ onWarning: (message) => warnings.push(message) });
+    expect(expandMacros('{{setvar:: 标签 ::a::b 🌊}}', e)).toBe('{{setvar:: 标签 ::a::b 🌊}}');
+    expect(warnings).toHaveLength(1);
+    expandMacros('{{setvar:: 标签 ::a b 🌊}}', e);
+    expect(expandMacros('{{getvar::标签}}|{{getvar::标 签}}|{{getvar::Mood}}', e)).toBe('a b 🌊||');
   });
 
-  it('nested braces: only the innermost {{…}} expands, once (no recursion)', () => {
-    const e = env({ variables: new Map([['阿明', 'SHOULD NOT APPEAR']]) });
-    expect(expandMacros('{{getvar::{{user}}}}', e)).toBe('{{getvar::阿明}}');
+  it('nested macros resolve inside-out: the inner result becomes the outer argument', () => {
+    const e = env({ variables: new Map([['阿明', '变量值']]) });
+    expect(expandMacros('{{getvar::{{user}}}}', e)).toBe('变量值');
     expect(expandMacros('{{{char}}}', e)).toBe('{莉娅}');
   });
 
-  it('is single-pass: a value containing macros stays literal, so expansion cannot loop', () => {
+  it('results are never re-scanned: a value containing macros stays literal, so expansion cannot loop', () => {
     const e = env({ variables: new Map([['loop', '{{getvar::loop}}'], ['x', '{{char}}']]) });
     expect(expandMacros('{{getvar::loop}} {{getvar::x}}', e)).toBe('{{getvar::loop}} {{char}}');
-    expect(expandMacros('{{setvar::a::{{getvar::a}}}}', e)).toBe('{{setvar::a::}}');
+    expect(expandMacros('{{setvar::a::{{getvar::a}}}}[{{getvar::a}}]', e)).toBe('[]');
   });
 
   it('unknown macros are kept as text by default, or rejected with MACRO_UNKNOWN', () => {
-    expect(expandMacros('{{random::a,b}} {{}} {{setvar::onlyname}}', env())).toBe('{{random::a,b}} {{}} {{setvar::onlyname}}');
-    expect(codeOf(() => expandMacros('hi {{random::a,b}}', env({ unknownMacros: 'error' })))).toBe('MACRO_UNKNOWN');
+    const unknown: string[] = [];
+    expect(expandMacros('{{wander::a,b}} {{}} {{setvar::onlyname}}', env({ onUnknownMacro: (name) => unknown.push(name) }))).toBe('{{wander::a,b}} {{}} {{setvar::onlyname}}');
+    expect(unknown).toEqual(['wander']);
+    expect(codeOf(() => expandMacros('hi {{wander::a,b}}', env({ unknownMacros: 'error' })))).toBe('MACRO_UNKNOWN');
   });
 
   it('an unset ordinary variable reads as "" but an unset slot variable is an error', () => {
@@ -78,8 +82,8 @@ describe('findMacros', () => {
 });
 
 describe('character fields', () => {
-  it('substitute names inside a field, but nothing else (so a field cannot loop or read variables)', () => {
-    const e = env({ variables: new Map([['x', 'SECRET']]), fields: { description: '{{char}} meets {{ user }} / <BOT> {{getvar::x}} {{description}}' } });
-    expect(expandMacros('{{description}}', e)).toBe('莉娅 meets 阿明 / 莉娅 {{getvar::x}} {{description}}');
+  it('expand their own macros (as SillyTavern does); a field that mentions itself expands to nothing', () => {
+    const e = env({ variables: new Map([['x', '值']]), fields: { description: '{{char}} meets {{ user }} / <BOT> {{getvar::x}} [{{description}}]' } });
+    expect(expandMacros('{{description}}', e)).toBe('莉娅 meets 阿明 / 莉娅 值 []');
   });
 });
