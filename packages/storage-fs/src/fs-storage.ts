@@ -14,6 +14,11 @@ export interface FsStorageOptions {
   readonly fs?: StorageFs;
   /** How long to wait for another process's lock before STORAGE_IO (default 30 s). */
   readonly lockTimeoutMs?: number;
+  /**
+   * Lease of the locks this process takes (default 20 s, renewed every third of it while held):
+   * after a crash, a process on another host may break such a lock once its lease ran out.
+   */
+  readonly lockLeaseMs?: number;
 }
 
 /** The two stores sharing one root. */
@@ -47,7 +52,7 @@ export function fsStorage(options: FsStorageOptions = {}): FsStorage {
   const fs = options.fs ?? nodeStorageFs;
   return {
     root,
-    trees: new FsTreeStore({ dir: join(root, TREES_FOLDER), fs, lockTimeoutMs: options.lockTimeoutMs }),
-    sessions: new FsSessionLog({ dir: join(root, 'sessions'), fs, lockTimeoutMs: options.lockTimeoutMs }),
+    trees: new FsTreeStore({ dir: join(root, TREES_FOLDER), fs, lockTimeoutMs: options.lockTimeoutMs, lockLeaseMs: options.lockLeaseMs }),
+    sessions: new FsSessionLog({ dir: join(root, 'sessions'), fs, lockTimeoutMs: options.lockTimeoutMs, lockLeaseMs: options.lockLeaseMs }),
   };
 }

@@ -8,3 +8,6 @@ export type { FsSessionLogOptions } from './session/fs-session-log.js';
 export { nodeStorageFs } from './fs/storage-fs.js';
 export type { EntryStat, StorageFs } from './fs/storage-fs.js';
 export { atomicWriteFile } from './fs/atomic-write.js';
+export { withFileLock } from './fs/file-lock.js';
+export type { FileLockOptions, HeldLock } from './fs/file-lock.js';
+export { DEFAULT_LEASE_MS } from './fs/lock-owner.js';

@@ -11,6 +11,7 @@ interface FileNode {
   data: Buffer;
   durable: Buffer;
   version: number;
+  mtimeMs: number;
 }
 interface DirNode {
   readonly kind: 'dir';
@@ -111,7 +112,7 @@ export class MemFs {
       if (!node) {
         if ((flags & constants.O_CREAT) === 0) fail('ENOENT', path);
         this.#mutate();
-        node = { kind: 'file', ino: this.#nextIno++, data: Buffer.alloc(0), durable: Buffer.alloc(0), version: 0 };
+        node = { kind: 'file', ino: this.#nextIno++, data: Buffer.alloc(0), durable: Buffer.alloc(0), version: 0, mtimeMs: Date.now() };
         dir.entries.set(name, node);
       }
       if (node.kind !== 'file') return fail('EISDIR', path);
@@ -129,6 +130,7 @@ export class MemFs {
       Buffer.from(buffer.buffer, buffer.byteOffset + offset, length).copy(next, at);
       open.node.data = next;
       open.node.version += 1;
+      open.node.mtimeMs = Date.now();
       return length;
     },
     read: async (fd, buffer, offset, length, position) => {
@@ -150,6 +152,10 @@ export class MemFs {
       open.node.data.copy(next, 0, 0, Math.min(length, open.node.data.length));
       open.node.data = next;
       open.node.version += 1;
+      open.node.mtimeMs = Date.now();
+    },
+    futimes: async (fd, timeMs) => {
+      (this.#fds.get(fd) ?? fail('EBADF', String(fd))).node.mtimeMs = timeMs;
     },
     close: async (fd) => {
       this.#fds.delete(fd);
@@ -201,8 +207,8 @@ export class MemFs {
     lstat: async (path): Promise<EntryStat | undefined> => {
       const node = this.#lookup(path);
       if (!node) return undefined;
-      if (node.kind === 'dir') return { kind: 'directory', size: 0, signature: `${node.ino}:dir` };
-      return { kind: 'file', size: node.data.length, signature: `${node.ino}:${node.data.length}:${node.version}` };
+      if (node.kind === 'dir') return { kind: 'directory', size: 0, signature: `${node.ino}:dir`, mtimeMs: 0 };
+      return { kind: 'file', size: node.data.length, signature: `${node.ino}:${node.data.length}:${node.version}`, mtimeMs: node.mtimeMs };
     },
     fsyncDir: async (path) => {
       this.#mutate();

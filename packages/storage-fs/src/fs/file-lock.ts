@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { KernelStorageError } from '@troupe/kernel';
 import { writeFully } from './atomic-write.js';
-import { isOwnerDead, type LockSnapshot, markHeld, newLockOwner, readLock } from './lock-owner.js';
+import { DEFAULT_LEASE_MS, isLockStale, type LockSnapshot, leaseExpiresAt, markHeld, newLockOwner, readLock } from './lock-owner.js';
 import { CREATE_EXCLUSIVE, errorCode, type StorageFs } from './storage-fs.js';
 import { tempName } from './temp-names.js';
 
@@ -14,6 +14,11 @@ const ASIDE_GRACE_MS = 100;
 export interface FileLockOptions {
   /** Give up after this long waiting for a live holder (default 30 s). */
   readonly timeoutMs?: number;
+  /**
+   * How long the lock stays valid without renewal (default 20 s). The holder renews it every
+   * third of this while `work` runs; a process on another host may break it once it lapsed.
+   */
+  readonly leaseMs?: number;
   /** Called when the lock's directory does not exist (e.g. the tree was deleted). */
   readonly onMissing: () => Error;
 }
@@ -32,47 +37,67 @@ export interface HeldLock {
 
 /**
  * Runs `work` holding a cross-process lock: a file published with link(2) holding
- * `{pid, host, at, nonce, start}`. A lock whose owner is certainly dead on this host (no such
- * pid, or the pid was reused by a process that started later) is broken; locks from other hosts
- * are only waited on. Breaking and releasing move the file aside and check it is the one they
- * meant before deleting it, so neither ever removes somebody else's fresh lock.
+ * `{pid, host, at, nonce, start, leaseMs}`.
+ *
+ * When a lock may be broken:
+ * - on this host, when its owner is certainly dead (no such pid, or the pid was reused by a
+ *   process that started later) — at once, whatever the lease says;
+ * - from another host, when its lease expired: the holder renews the lease by setting the mtime
+ *   of its own lock inode (futimes on the descriptor it published, never by name) every third of
+ *   `leaseMs`, so a lock whose mtime is older than its lease has no live holder (assuming the
+ *   hosts' clocks agree to within the lease);
+ * - a file that is not a lock at all, after it stayed unchanged for 5 s.
+ * Breaking and releasing move the file aside and check it is the one they meant before deleting
+ * it, so neither ever removes somebody else's fresh lock; a holder whose lock was broken finds
+ * its nonce gone at its next {@link HeldLock.assertHeld} and stops before writing.
+ *
+ * Reusable for any cross-process critical section over a folder the caller owns (one lock file
+ * per resource).
  * @param fs - file-system layer
  * @param lockPath - the lock file
- * @param options - timeout and the missing-directory error
+ * @param options - timeout, lease and the missing-directory error
  * @param work - the critical section; gets {@link HeldLock} to re-check ownership
  * @returns what `work` returns
- * @throws {KernelStorageError} STORAGE_IO when the lock stays held past the timeout, or when the
- * lock was lost before a point of no return (from `assertHeld`)
+ * @throws {KernelStorageError} STORAGE_IO when the lock stays held past the timeout (the message
+ * names the lock file, its holder, and what to do), or when the lock was lost before a point of
+ * no return (from `assertHeld`)
  */
 export async function withFileLock<T>(fs: StorageFs, lockPath: string, options: FileLockOptions, work: (lock: HeldLock) => Promise<T>): Promise<T> {
-  const owner = newLockOwner();
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const owner = newLockOwner(leaseMs);
   const body = Buffer.from(JSON.stringify(owner));
   const isOurs = (snapshot: LockSnapshot) => snapshot.owner !== 'garbage' && snapshot.owner.nonce === owner.nonce;
   markHeld(owner.nonce, true);
+  let fd: number | undefined;
+  let renewal: NodeJS.Timeout | undefined;
   try {
-    await acquire(fs, lockPath, options, body);
+    fd = await acquire(fs, lockPath, options, body);
+    const held = fd;
+    // Renew on our own inode: if the lock was broken and re-taken, the new holder's file is untouched.
+    renewal = setInterval(() => void fs.futimes(held, Date.now()).catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
+    renewal.unref();
     return await work({ assertHeld: (what) => assertHeld(fs, lockPath, isOurs, what) });
   } finally {
+    clearInterval(renewal);
+    if (fd !== undefined) await fs.close(fd).catch(() => undefined);
     // Best effort: a lock we fail to remove names our pid and an unheld nonce, so it is stale.
     await release(fs, lockPath, isOurs).catch(() => undefined);
     markHeld(owner.nonce, false);
   }
 }
 
-async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions, body: Buffer): Promise<void> {
+/** @returns a descriptor of the published lock file (kept open to renew the lease) */
+async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions, body: Buffer): Promise<number> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (let attempt = 0; ; attempt++) {
     // Write the owner into a temp, then link() it to the lock name: the lock appears complete
     // or not at all, so a holder killed mid-acquire never leaves an ownerless lock behind.
     const temp = join(dirname(lockPath), tempName());
+    let fd: number | undefined;
     let published = false;
     try {
-      const fd = await fs.open(temp, CREATE_EXCLUSIVE, 0o644);
-      try {
-        await writeFully(fs, fd, body, 0);
-      } finally {
-        await fs.close(fd);
-      }
+      fd = await fs.open(temp, CREATE_EXCLUSIVE, 0o644);
+      await writeFully(fs, fd, body, 0);
       await fs.link(temp, lockPath);
       published = true;
     } catch (error) {
@@ -84,13 +109,12 @@ async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions
         throw new KernelStorageError('STORAGE_IO', `Could not lock ${lockPath} (${code})`, { cause: error });
       }
     } finally {
+      if (!published && fd !== undefined) await fs.close(fd).catch(() => undefined);
       await fs.unlink(temp).catch(() => undefined);
     }
-    if (published) return;
+    if (published && fd !== undefined) return fd;
     if (await breakIfStale(fs, lockPath)) continue;
-    if (Date.now() > deadline) {
-      throw new KernelStorageError('STORAGE_IO', `${lockPath} is held by another process; gave up waiting. Remove it if no Troupe process is running.`);
-    }
+    if (Date.now() > deadline) throw await heldTooLong(fs, lockPath, options.timeoutMs ?? 30_000);
     // Back off 1–16 ms with jitter: commits take a few ms, so this keeps 8 writers fair.
     await sleep(Math.min(16, 1 + attempt) * (0.5 + Math.random()));
   }
@@ -100,7 +124,7 @@ async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions
 async function breakIfStale(fs: StorageFs, lockPath: string): Promise<boolean> {
   const seen = await readLock(fs, lockPath);
   if (seen === 'missing') return true;
-  const stale = seen.owner === 'garbage' ? await unreadableForTooLong(fs, lockPath) : isOwnerDead(seen.owner);
+  const stale = seen.owner === 'garbage' ? await unreadableForTooLong(fs, lockPath) : isLockStale(seen.owner, seen.mtimeMs, Date.now());
   if (!stale) return false;
   // Another waiter may have broken the same stale lock and published its own since we read it:
   // remove only if what we moved aside is byte for byte the stale lock we judged.
@@ -152,6 +176,21 @@ async function assertHeld(fs: StorageFs, lockPath: string, isOurs: (snapshot: Lo
   throw new KernelStorageError(
     'STORAGE_IO',
     `Lost the lock ${lockPath} (another process broke or removed it) before ${what}; stopped so two writers never commit at once. Try again.`,
+  );
+}
+
+/** The error after a bounded wait: which file, who holds it, when it expires, what to do. */
+async function heldTooLong(fs: StorageFs, lockPath: string, waitedMs: number): Promise<KernelStorageError> {
+  const seen = await readLock(fs, lockPath).catch(() => 'missing' as const);
+  let holder = 'an unreadable lock file';
+  if (seen !== 'missing' && seen.owner !== 'garbage') {
+    const left = Math.max(0, Math.ceil((leaseExpiresAt(seen.owner, seen.mtimeMs) - Date.now()) / 1000));
+    holder = `process ${seen.owner.pid} on host "${seen.owner.host}" (its lease, renewed while it works, runs out in ${left} s)`;
+  }
+  return new KernelStorageError(
+    'STORAGE_IO',
+    `Gave up after ${Math.round(waitedMs / 1000)} s waiting for the lock ${lockPath}, held by ${holder}. ` +
+      'Try again in a moment; if no Troupe process uses this data folder any more, delete that lock file.',
   );
 }
 

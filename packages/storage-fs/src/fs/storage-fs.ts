@@ -9,6 +9,8 @@ export interface EntryStat {
   readonly size: number;
   /** Change-detection signature: inode, size, mtime and ctime in nanoseconds. */
   readonly signature: string;
+  /** Last modification time in milliseconds since the epoch (lock leases are judged by it). */
+  readonly mtimeMs: number;
 }
 
 /**
@@ -62,6 +64,13 @@ export interface StorageFs {
    * @param length - the new size
    */
   ftruncate(fd: number, length: number): Promise<void>;
+  /**
+   * `futimes(2)`: sets an open file's access and modification times (renews a lock's lease on
+   * the holder's own inode, never on whatever file now has the lock's name).
+   * @param fd - open descriptor
+   * @param timeMs - the new time, milliseconds since the epoch
+   */
+  futimes(fd: number, timeMs: number): Promise<void>;
   /**
    * `close(2)`.
    * @param fd - open descriptor
@@ -123,6 +132,7 @@ const fstat = promisify(nodeFs.fstat);
 const fsync = promisify(nodeFs.fsync);
 const ftruncate = promisify(nodeFs.ftruncate);
 const close = promisify(nodeFs.close);
+const futimes = promisify(nodeFs.futimes);
 
 function kindOf(stat: nodeFs.BigIntStats): EntryStat['kind'] {
   if (stat.isSymbolicLink()) return 'symlink';
@@ -139,6 +149,7 @@ export const nodeStorageFs: StorageFs = {
   fsize: async (fd) => (await fstat(fd)).size,
   fsync: (fd) => fsync(fd),
   ftruncate: (fd, length) => ftruncate(fd, length),
+  futimes: (fd, timeMs) => futimes(fd, timeMs / 1000, timeMs / 1000),
   close: (fd) => close(fd),
   rename: (from, to) => nodeFs.promises.rename(from, to),
   link: (from, to) => nodeFs.promises.link(from, to),
@@ -155,6 +166,7 @@ export const nodeStorageFs: StorageFs = {
         kind: kindOf(stat),
         size: Number(stat.size),
         signature: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`,
+        mtimeMs: Number(stat.mtimeMs),
       };
     } catch (error) {
       if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;

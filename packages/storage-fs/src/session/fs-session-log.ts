@@ -25,6 +25,11 @@ export interface FsSessionLogOptions {
   readonly fs: StorageFs;
   /** How long to wait for another process's lock before STORAGE_IO (default 30 s). */
   readonly lockTimeoutMs?: number;
+  /**
+   * Lease of the locks this process takes (default 20 s, renewed every third of it while held):
+   * after a crash, a process on another host may break such a lock once its lease ran out.
+   */
+  readonly lockLeaseMs?: number;
 }
 
 /**

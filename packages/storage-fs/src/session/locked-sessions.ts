@@ -107,7 +107,7 @@ export class LockedSessions {
     return this.#queue.run(sessionId, async () => {
       const onMissing = () => eventNotFound(sessionId, '(session folder)');
       try {
-        return await withFileLock(fs, paths.lock, { onMissing, timeoutMs: this.#options.lockTimeoutMs }, async (lock) => {
+        return await withFileLock(fs, paths.lock, { onMissing, timeoutMs: this.#options.lockTimeoutMs, leaseMs: this.#options.lockLeaseMs }, async (lock) => {
           const repair = () => lock.assertHeld('cutting a torn last line');
           let state = this.#states.get(sessionId);
           if (!state) {

@@ -39,6 +39,11 @@ export interface FsTreeStoreOptions {
   readonly fs: StorageFs;
   /** How long to wait for another process's lock before STORAGE_IO (default 30 s). */
   readonly lockTimeoutMs?: number;
+  /**
+   * Lease of the locks this process takes (default 20 s, renewed every third of it while held):
+   * after a crash, a process on another host may break such a lock once its lease ran out.
+   */
+  readonly lockLeaseMs?: number;
 }
 
 /** What this store instance remembers about one tree between calls. */
@@ -221,7 +226,7 @@ export class FsTreeStore implements TreeStore {
       if (dirStat.kind !== 'directory') throw new KernelStorageError('TREE_CORRUPT', `${layout.dir} is not a real folder (symlinks are refused)`);
       const notFound = () => new KernelStorageError('TREE_NOT_FOUND', `There is no "${treeId}"`);
       try {
-        return await withFileLock(fs, layout.lockPath, { onMissing: notFound, timeoutMs: this.#options.lockTimeoutMs }, async (lock: HeldLock) => {
+        return await withFileLock(fs, layout.lockPath, { onMissing: notFound, timeoutMs: this.#options.lockTimeoutMs, leaseMs: this.#options.lockLeaseMs }, async (lock: HeldLock) => {
           const guard: LockGuard = (what) => lock.assertHeld(what);
           const state = this.#state(treeId);
           await state.markers.refresh(fs, layout);
