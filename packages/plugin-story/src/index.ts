@@ -22,6 +22,8 @@ export type {
 export type { PipelinePatch } from './workspace/manifest-entries.js';
 export {
   CharacterEntrySchema,
+  DEFAULT_PREPARATION_DEADLINE_MS,
+  DEFAULT_STAGE_TIMEOUT_MS,
   formatFieldPath,
   orderedEnabledSections,
   parseManifest,

@@ -73,17 +73,20 @@ export function storyPlugin(options: StoryPluginOptions = {}): PluginDefinition 
         return index;
       };
 
-      setup.hooks.preActor(async (input, ctx) => {
+      // `degradable` is only the backstop for the kernel's hook timeout (a pipeline deadline set
+      // longer than it): the plugin reports its own degradations with exact events.
+      setup.hooks.preActor({ degradable: true, handler: async (input, ctx) => {
         const workspaceId = await readStoryWorkspaceSelection((key) => ctx.events.findLatest(key));
         if (!workspaceId) return;
         const emit = (type: string, data: unknown, key?: string) => ctx.events.append(type, data, { ignorable: true, ...(key ? { key } : {}) });
-        const fail = (stage: string, error: unknown) => {
+        const fail = (stage: string, error: unknown, extra: Record<string, unknown> = {}) => {
           if (ctx.signal.aborted) throw abortReason(ctx.signal);
           const described = describeError(error);
           emit(STORY_EVENTS.degraded, {
             stage,
             workspaceId,
             fallback: 'plain-character-flow',
+            ...extra,
             error: { code: described.code ?? 'STORY_PREPARATION_FAILED', message: described.message, ...(StoryError.isInstance(error) && error.field ? { field: error.field } : {}) },
           });
         };
@@ -111,8 +114,10 @@ export function storyPlugin(options: StoryPluginOptions = {}): PluginDefinition 
         } catch (error) {
           return fail('manifest', error);
         }
+        const { deadlineMs } = manifest.pipeline;
+        const deadlineAt = ctx.clock.now() + deadlineMs;
         try {
-          const env = stageEnv(ctx, resolveModel(ctx, manifest), (type, data) => emit(type, data));
+          const env = stageEnv(ctx, resolveModel(ctx, manifest), manifest, deadlineAt, (type, data) => emit(type, data));
           const text = await prepareDraft({
             env,
             manifest,
@@ -127,9 +132,13 @@ export function storyPlugin(options: StoryPluginOptions = {}): PluginDefinition 
           ctx.set(contextKeys.storyDraft, draft);
           emit(STORY_EVENTS.draftPrepared, { ...draft, key }, key);
         } catch (error) {
-          fail('preparation', error);
+          // A preparation that ran out of time says so, whichever stage noticed it last.
+          if (!ctx.signal.aborted && ctx.clock.now() >= deadlineAt && !(StoryError.isInstance(error) && error.code === 'STORY_DEADLINE_EXCEEDED')) {
+            return fail('preparation', new StoryError('STORY_DEADLINE_EXCEEDED', `Story preparation passed its deadline of ${deadlineMs} ms (pipeline.deadlineMs): ${describeError(error).message}`), { deadlineMs });
+          }
+          fail('preparation', error, StoryError.isInstance(error) && error.code === 'STORY_DEADLINE_EXCEEDED' ? { deadlineMs } : {});
         }
-      });
+      } });
 
       setup.hooks.postReview(async (turn, ctx) => {
         const selected = ctx.get(turnWorkspaceKey);
@@ -148,7 +157,8 @@ export function storyPlugin(options: StoryPluginOptions = {}): PluginDefinition 
           emit(STORY_EVENTS.degraded, { stage: 'story/continuity', workspaceId, fallback: 'not-settled', error: { code: described.code, message: described.message } });
           return;
         }
-        const env = stageEnv(ctx, resolveModel(ctx, manifest), (type, data) => emit(type, data));
+        // Continuity runs after the reply: only the per-stage timeout bounds it.
+        const env = stageEnv(ctx, resolveModel(ctx, manifest), manifest, Number.POSITIVE_INFINITY, (type, data) => emit(type, data));
         const result = await settleTurn({ env, trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply });
         emit(STORY_EVENTS.settled, { workspaceId, ...result }, marker);
       });
@@ -161,6 +171,7 @@ function resolveModel(ctx: TurnContext, manifest: StoryManifest): ChatModel {
   return provider === undefined && model === undefined ? ctx.models.resolve() : ctx.models.resolve({ ...(provider ? { provider } : {}), ...(model ? { model } : {}) });
 }
 
-function stageEnv(ctx: TurnContext, model: ChatModel, emit: StageEnvironment['emit']): StageEnvironment {
-  return { model, signal: ctx.signal, sessionId: ctx.sessionId, turnId: ctx.turnId, emit };
+function stageEnv(ctx: TurnContext, model: ChatModel, manifest: StoryManifest, deadlineAt: number, emit: StageEnvironment['emit']): StageEnvironment {
+  const { stageTimeoutMs, deadlineMs } = manifest.pipeline;
+  return { model, signal: ctx.signal, sessionId: ctx.sessionId, turnId: ctx.turnId, emit, clock: ctx.clock, stageTimeoutMs, deadlineAt, deadlineMs };
 }

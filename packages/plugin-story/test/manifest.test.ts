@@ -24,7 +24,7 @@ describe('manifest.json schema', () => {
         ],
       }),
     );
-    expect(manifest.pipeline).toEqual({ maxParallel: 4, webSearch: true });
+    expect(manifest.pipeline).toEqual({ maxParallel: 4, webSearch: true, deadlineMs: 240_000, stageTimeoutMs: 90_000 });
     expect(orderedEnabledSections(manifest).map((s) => s.id)).toEqual(['a', 'b']);
     expect(manifest.sections[0]?.focus).toBeNull();
   });

@@ -49,10 +49,10 @@ describe('updating characters, sections, sources and pipeline settings', () => {
   it('updatePipeline and updateSettings patch the settings; null removes provider/model', async () => {
     const { workspaces, revision } = await seeded();
     let ws = await workspaces.updatePipeline('tale', revision, { maxParallel: 2, provider: 'local', model: 'qwen', webSearch: false });
-    expect(ws.manifest.pipeline).toEqual({ maxParallel: 2, provider: 'local', model: 'qwen', webSearch: false });
+    expect(ws.manifest.pipeline).toEqual({ maxParallel: 2, provider: 'local', model: 'qwen', webSearch: false, deadlineMs: 240_000, stageTimeoutMs: 90_000 });
     ws = await workspaces.updateSettings('tale', ws.revision, { name: 'Renamed', pipeline: { model: null, provider: null } });
     expect(ws.manifest.name).toBe('Renamed');
-    expect(ws.manifest.pipeline).toEqual({ maxParallel: 2, webSearch: false });
+    expect(ws.manifest.pipeline).toEqual({ maxParallel: 2, webSearch: false, deadlineMs: 240_000, stageTimeoutMs: 90_000 });
     expect(await failure(workspaces.updatePipeline('tale', ws.revision, { maxParallel: 9 }))).toMatchObject({ code: 'STORY_MANIFEST_INVALID', field: 'pipeline.maxParallel' });
     expect(await failure(workspaces.updateSettings('tale', ws.revision, { name: '' }))).toMatchObject({ code: 'STORY_MANIFEST_INVALID', field: 'name' });
     expect((await workspaces.read('tale')).revision).toBe(ws.revision);

@@ -12,6 +12,8 @@ export const PipelinePatchSchema = z
     provider: z.string().min(1).max(200).nullable(),
     model: z.string().min(1).max(200).nullable(),
     webSearch: z.boolean(),
+    deadlineMs: z.number().int().min(1_000).max(3_600_000).nullable(),
+    stageTimeoutMs: z.number().int().min(1_000).max(3_600_000).nullable(),
   })
   .partial()
   .strict();

@@ -12,7 +12,8 @@ import type { WebSearchProvider } from '../web/web-search.js';
 import { knowledgePath, personaPath, sectionPath, sourcePath, WORKSPACE_FILES } from '../workspace/layout.js';
 import { orderedEnabledSections, type SectionEntry, type StoryManifest } from '../workspace/manifest.js';
 import { mapBounded } from './limiter.js';
-import type { StageEnvironment } from './stage-call.js';
+import { runWithin } from './deadline.js';
+import { deadlineError, deadlinePassed, type StageEnvironment } from './stage-call.js';
 
 /** Everything one preparation needs. */
 export interface PrepareDraftInput {
@@ -35,13 +36,21 @@ const IMPLICIT_SECTION: SectionEntry = { id: 'story', title: 'Story', kind: 'pro
  * apply once to local and web snippets together.
  * @param input - the turn's environment, the workspace's manifest and files, the player input,
  *   recent conversation, the source index, the retrieval caps and the optional web search
+ * The preparation deadline (`env.deadlineAt`) bounds every stage call; a stage cut by it records
+ * a failed result and degrades like any failure. Once it has passed, no further stage starts: a
+ * passed deadline before the sections are written ends the preparation (plain character flow);
+ * during the editor, the section drafts go to the actor.
  * @returns the edited draft text
- * @throws {StoryError} STORY_NO_SECTIONS when every section failed (the caller falls back to the
- *   plain character flow); the abort reason when cancelled (never degraded)
+ * @throws {StoryError} STORY_NO_SECTIONS when every section failed, STORY_DEADLINE_EXCEEDED when the
+ *   deadline passed before the sections were written (the caller falls back to the plain character
+ *   flow); the abort reason when cancelled (never degraded)
  */
 export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
   const { env, manifest, files, playerInput } = input;
   const maxParallel = manifest.pipeline.maxParallel;
+  const stopIfLate = (next: string) => {
+    if (deadlinePassed(env)) throw deadlineError(env, next);
+  };
   const degrade = (stage: string, fallback: string, error: unknown, item?: string) => {
     if (env.signal.aborted) throw abortReason(env.signal);
     const described = describeError(error);
@@ -61,6 +70,7 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
   const snippets = capSnippets([...local, ...web], input.limits);
 
   // 2. Research worker.
+  stopIfLate('story/research');
   let research: ResearchBrief;
   try {
     research = await runResearch(env, { publicHistory, recentConversation: input.recentConversation, snippets, playerInput });
@@ -70,6 +80,7 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
   }
 
   // 3. Character workers, each on its own files only.
+  stopIfLate('story/character');
   const characters = manifest.characters.filter((c) => c.enabled);
   const settled = await mapBounded(characters, maxParallel, env.signal, (c) =>
     runCharacter(env, {
@@ -87,6 +98,7 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
   });
 
   // 4. Director.
+  stopIfLate('story/director');
   const names = new Map(manifest.characters.map((c) => [c.id, c.name]));
   const entries = orderedEnabledSections(manifest);
   const sections: SectionDefinition[] = (entries.length > 0 ? entries : [IMPLICIT_SECTION]).map((s) => ({
@@ -113,6 +125,7 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
   }
 
   // 5. Section writers, in manifest order.
+  stopIfLate('story/section');
   const written = await mapBounded(sections, maxParallel, env.signal, (section) =>
     runSection(env, { section, reference: files[sectionPath(section.id)] ?? '', plan, playerInput }),
   );
@@ -137,7 +150,10 @@ async function searchWeb(input: PrepareDraftInput, degrade: (stage: string, fall
   const provider = input.webSearch!;
   const { env } = input;
   try {
-    const results = await provider.search(input.playerInput, { signal: env.signal, limit: input.limits.maxSnippets });
+    // Web search counts against the preparation deadline like a stage call.
+    const results = await runWithin(env.clock, Math.min(env.deadlineAt - env.clock.now(), env.stageTimeoutMs), env.signal, () => deadlineError(env, 'web search'), (signal) =>
+      provider.search(input.playerInput, { signal, limit: input.limits.maxSnippets }),
+    );
     env.emit(STORY_EVENTS.webRetrieval, { provider: provider.id, query: input.playerInput, ok: true, results });
     return results.map((r) => ({ origin: 'web' as const, ref: r.url, title: r.title, text: r.snippet }));
   } catch (error) {

@@ -1,7 +1,8 @@
-import { abortReason, type ChatMessage, type ChatModel, describeError } from '@troupe/kernel';
+import { abortReason, type ChatMessage, type ChatModel, type Clock, describeError } from '@troupe/kernel';
 import * as z from 'zod';
 import { StoryError } from '../errors.js';
 import { STORY_EVENTS } from '../events.js';
+import { runWithin } from './deadline.js';
 
 /** The story stages (the `meta.stage` of every model call). */
 export type StoryStage = 'story/research' | 'story/character' | 'story/director' | 'story/section' | 'story/editor' | 'story/continuity';
@@ -12,10 +13,36 @@ export type StoryEventSink = (type: string, data: unknown) => void;
 /** What every stage call needs from the turn. */
 export interface StageEnvironment {
   readonly model: ChatModel;
+  /** The turn's signal: cancellation (never recorded as a failure). */
   readonly signal: AbortSignal;
   readonly sessionId: string;
   readonly turnId: string;
   readonly emit: StoryEventSink;
+  /** The harness clock that the time limits run on. */
+  readonly clock: Clock;
+  /** Longest time one stage call may take (ms). */
+  readonly stageTimeoutMs: number;
+  /** When the whole preparation must be over (`clock` time; `Infinity` for none). */
+  readonly deadlineAt: number;
+  /** The preparation's deadline as configured (ms), for messages. */
+  readonly deadlineMs?: number;
+}
+
+/**
+ * Whether the preparation's deadline has passed.
+ * @param env - the stage environment
+ */
+export function deadlinePassed(env: StageEnvironment): boolean {
+  return env.clock.now() >= env.deadlineAt;
+}
+
+/**
+ * The error of a preparation that ran out of time.
+ * @param env - the stage environment
+ * @param what - what could not finish, e.g. `story/director`
+ */
+export function deadlineError(env: StageEnvironment, what: string): StoryError {
+  return new StoryError('STORY_DEADLINE_EXCEEDED', `${what} did not finish within the story preparation deadline of ${env.deadlineMs ?? 'the configured'} ms (pipeline.deadlineMs)`);
 }
 
 /** One stage call: which stage, which item (character/section id), and the messages. */
@@ -65,21 +92,31 @@ async function runStage<T>(
   accept: (text: string) => T,
 ): Promise<T> {
   if (env.signal.aborted) throw abortReason(env.signal);
+  // A stage that would start after the deadline is not requested at all (no request, no result).
+  const untilDeadline = env.deadlineAt - env.clock.now();
+  if (untilDeadline <= 0) throw deadlineError(env, call.stage);
   const item = call.item === undefined ? {} : { item: call.item };
   env.emit(STORY_EVENTS.stageRequest, { stage: call.stage, ...item, model: env.model.id, messages: call.messages, ...(json ? { json } : {}) });
+  // Whichever comes first bounds the call: the stage's own timeout or the preparation deadline.
+  const byDeadline = untilDeadline < env.stageTimeoutMs;
+  const limitError = () =>
+    byDeadline ? deadlineError(env, call.stage) : new StoryError('STORY_STAGE_TIMEOUT', `${call.stage} did not answer within ${env.stageTimeoutMs} ms (pipeline.stageTimeoutMs)`);
   let text: string;
   try {
-    const response = await env.model.generate({
-      messages: call.messages,
-      ...(json ? { json } : {}),
-      signal: env.signal,
-      meta: { stage: call.stage, sessionId: env.sessionId, turnId: env.turnId },
-    });
+    const response = await runWithin(env.clock, Math.min(untilDeadline, env.stageTimeoutMs), env.signal, limitError, (signal) =>
+      env.model.generate({
+        messages: call.messages,
+        ...(json ? { json } : {}),
+        signal,
+        meta: { stage: call.stage, sessionId: env.sessionId, turnId: env.turnId },
+      }),
+    );
     text = response.text;
   } catch (cause) {
     // Cancellation is never a failure result: reject with the abort reason, record nothing.
     if (env.signal.aborted) throw abortReason(env.signal);
-    const error = new StoryError('STORY_STAGE_MODEL_FAILED', `${call.stage} model call failed: ${describeError(cause).message}`, { cause });
+    // Every request gets its result: a timeout or the deadline is a stable failure like any other.
+    const error = StoryError.isInstance(cause) ? cause : new StoryError('STORY_STAGE_MODEL_FAILED', `${call.stage} model call failed: ${describeError(cause).message}`, { cause });
     env.emit(STORY_EVENTS.stageResult, { stage: call.stage, ...item, ok: false, error: { code: error.code, message: error.message } });
     throw error;
   }

@@ -71,9 +71,13 @@ export interface PipelinePatch {
   readonly provider?: string | null;
   readonly model?: string | null;
   readonly webSearch?: boolean;
+  /** The preparation deadline (ms); `null` restores the default. */
+  readonly deadlineMs?: number | null;
+  /** One stage call's timeout (ms); `null` restores the default. */
+  readonly stageTimeoutMs?: number | null;
 }
 
-const PIPELINE_KEYS = ['maxParallel', 'provider', 'model', 'webSearch'] as const;
+const PIPELINE_KEYS = ['maxParallel', 'provider', 'model', 'webSearch', 'deadlineMs', 'stageTimeoutMs'] as const;
 
 /**
  * Applies a {@link PipelinePatch}: `undefined` keeps a setting, `null` removes it, anything else

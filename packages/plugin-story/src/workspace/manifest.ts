@@ -31,9 +31,21 @@ export const SectionEntrySchema = z.object({
   focus: itemId.nullable().default(null),
 });
 
-/** Pipeline settings: parallelism (1–8, default 4) and an optional model of its own. */
+/** Default of `pipeline.deadlineMs`: the whole story preparation (4 minutes, well under the kernel's 10-minute preActor timeout). */
+export const DEFAULT_PREPARATION_DEADLINE_MS = 240_000;
+/** Default of `pipeline.stageTimeoutMs`: one stage's model call (90 s). */
+export const DEFAULT_STAGE_TIMEOUT_MS = 90_000;
+
+/** Pipeline settings: parallelism (1–8, default 4), time limits and an optional model of its own. */
 export const PipelineSettingsSchema = z.object({
   maxParallel: z.number().int().min(1).max(8).default(4),
+  /**
+   * The whole preparation's deadline (ms). When it passes, in-flight stage calls are aborted
+   * (each records a failed result) and the turn goes on with what degraded, or the plain flow.
+   */
+  deadlineMs: z.number().int().min(1_000).max(3_600_000).default(DEFAULT_PREPARATION_DEADLINE_MS),
+  /** The longest one stage's model call may take (ms), inside the deadline. */
+  stageTimeoutMs: z.number().int().min(1_000).max(3_600_000).default(DEFAULT_STAGE_TIMEOUT_MS),
   provider: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
   /** Use the plugin's web search provider when one is configured (default true). */
@@ -49,7 +61,7 @@ export const StoryManifestSchema = z
     characters: z.array(CharacterEntrySchema).default([]),
     sources: z.array(SourceEntrySchema).default([]),
     sections: z.array(SectionEntrySchema).default([]),
-    pipeline: PipelineSettingsSchema.default({ maxParallel: 4, webSearch: true }),
+    pipeline: PipelineSettingsSchema.default({ maxParallel: 4, webSearch: true, deadlineMs: DEFAULT_PREPARATION_DEADLINE_MS, stageTimeoutMs: DEFAULT_STAGE_TIMEOUT_MS }),
   })
   .superRefine((manifest, ctx) => {
     for (const list of ['characters', 'sources', 'sections'] as const) {
