@@ -31,7 +31,7 @@ describe('story workspaces', () => {
     expectError(await api('POST', '/api/stories', { id: freshId('ok'), name: '' }), 400, 'INVALID_REQUEST');
     const list = await api('GET', '/api/stories');
     expect(list.body.stories).toContainEqual({ id, name: '灯塔 Lighthouse', revision: 1, characters: 0, sections: 0, sources: 0 });
-    expect((await api('GET', `/api/stories/${id}`)).body.manifest.pipeline).toEqual({ maxParallel: 4, webSearch: true });
+    expect((await api('GET', `/api/stories/${id}`)).body.manifest.pipeline).toEqual({ maxParallel: 4, webSearch: true, deadlineMs: 240_000, stageTimeoutMs: 90_000 });
     expectError(await api('GET', '/api/stories/missing'), 404, 'STORY_WORKSPACE_NOT_FOUND');
   });
 
@@ -68,7 +68,7 @@ describe('story workspaces', () => {
     expect(patched.status).toBe(200);
     expect(patched.body.manifest).toMatchObject({ name: '设置', pipeline: { maxParallel: 2, model: 'qwen', webSearch: false } });
     const cleared = await api('PATCH', `/api/stories/${id}/manifest`, { baseRevision: 2, pipeline: { model: null } });
-    expect(cleared.body.manifest.pipeline).toEqual({ maxParallel: 2, webSearch: false });
+    expect(cleared.body.manifest.pipeline).toEqual({ maxParallel: 2, webSearch: false, deadlineMs: 240_000, stageTimeoutMs: 90_000 });
     expectError(await api('PATCH', `/api/stories/${id}/manifest`, { baseRevision: 3, pipeline: { maxParallel: 9 } }), 400, 'INVALID_REQUEST');
     expectError(await api('PATCH', `/api/stories/${id}/manifest`, { baseRevision: 1, name: 'stale' }), 409, 'STORY_REVISION_CONFLICT');
     expect((await api('GET', `/api/stories/${id}`)).body.manifest.name).toBe('设置');

@@ -188,7 +188,7 @@ describe.runIf(!skipBrowser && hasChromium)('web app in headless Chromium', () =
       expect(saved.files['sections/scene.md']).toBe('描写码头。\n');
       expect(saved.files['sources/guide.md']).toBe('# 新资料\n灯塔高三十二米。\n');
       expect(saved.manifest.sections[0]?.title).toBe('码头场景');
-      expect(saved.manifest.pipeline).toEqual({ maxParallel: 2, model: 'qwen-small', webSearch: false });
+      expect(saved.manifest.pipeline).toEqual({ maxParallel: 2, model: 'qwen-small', webSearch: false, deadlineMs: 240_000, stageTimeoutMs: 90_000 });
 
       // …is what a fresh page shows.
       await tab.reload();

@@ -41,6 +41,10 @@ export interface PipelineSettings {
   readonly provider?: string;
   readonly model?: string;
   readonly webSearch: boolean;
+  /** The whole story preparation's deadline (ms). */
+  readonly deadlineMs: number;
+  /** One stage call's timeout (ms). */
+  readonly stageTimeoutMs: number;
 }
 /** A workspace's manifest.json. */
 export interface StoryManifest {
