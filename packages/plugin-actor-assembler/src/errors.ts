@@ -18,7 +18,8 @@
  * - `IMPORT_JSON_INVALID` — a file is not valid JSON.
  * - `IMPORT_PRESET_INVALID` — a SillyTavern preset does not have the expected shape.
  * - `IMPORT_CARD_INVALID` — a character card does not have the expected shape.
- * - `IMPORT_CARD_UNSUPPORTED` — a card with an unknown `spec` (or a V1 card).
+ * - `IMPORT_CARD_UNSUPPORTED` — a card with an unknown `spec` (V1 cards are upgraded, not refused).
+ * - `IMPORT_CHARX_INVALID` — a CHARX (ZIP) card that is damaged or has no `card.json`.
  * - `PNG_INVALID` — not a PNG, truncated, or a chunk is malformed.
  * - `PNG_CRC_MISMATCH` — a chunk's CRC does not match its bytes.
  * - `PNG_NO_CARD` — a PNG without a `ccv3` or `chara` text chunk.
@@ -41,6 +42,7 @@ export type AssemblerErrorCode =
   | 'IMPORT_PRESET_INVALID'
   | 'IMPORT_CARD_INVALID'
   | 'IMPORT_CARD_UNSUPPORTED'
+  | 'IMPORT_CHARX_INVALID'
   | 'PNG_INVALID'
   | 'PNG_CRC_MISMATCH'
   | 'PNG_NO_CARD';

@@ -1,6 +1,8 @@
 // Public API of @troupe/plugin-actor-assembler. Explicit named exports only.
 export { actorAssemblerPlugin, ActorAssemblerOptionsSchema, ACTOR_ASSEMBLER_PLUGIN_NAME, DIO_APPLIED_EVENT, splitPreparedHistory } from './plugin.js';
 export type { ActorAssemblerOptions } from './plugin.js';
+export { actorProfileKey } from './actor-profile.js';
+export type { ActorProfile } from './actor-profile.js';
 export { assemble } from './assemble.js';
 export type { AssembleInput, AssembleResult } from './assemble.js';
 export {
@@ -41,6 +43,11 @@ export {
 } from './importers/character-card.js';
 export type { CharacterCardImport, ImportedCharacter } from './importers/character-card.js';
 export { importCharacterCardFile } from './importers/card-file.js';
+export { applyCardLeniency, isV1Card } from './importers/card-leniency.js';
+export type { LenientCard } from './importers/card-leniency.js';
+export { isZip, readCharx } from './importers/charx.js';
+export type { CharxContents, CharxLimits } from './importers/charx.js';
+export { toCardV3 } from './importers/card-v3.js';
 export type { CardFileOptions } from './importers/card-file.js';
 export { CardDataV2Schema, CardDataV3Schema, CardV2Schema, CardV3Schema } from './importers/card-schema.js';
 export type { CardV2, CardV3 } from './importers/card-schema.js';

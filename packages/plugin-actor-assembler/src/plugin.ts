@@ -1,5 +1,6 @@
 import { type ChatMessage, type PluginDefinition, type PreparedActorPrompt, type TurnContext, contextKeys, definePlugin, throwIfAborted } from '@troupe/kernel';
 import * as z from 'zod';
+import { actorProfileKey } from './actor-profile.js';
 import { assemble } from './assemble.js';
 import type { MacroFields } from './macros.js';
 import { type Preset, PresetSchema, defaultPreset } from './preset.js';
@@ -70,16 +71,21 @@ function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPromp
   const { history, input } = splitPreparedHistory(prepared.history, ctx.input);
   const compiledPrompt = ctx.get(contextKeys.dioCompiledPrompt);
   const storyDraft = ctx.get(contextKeys.storyDraft);
+  // A per-turn profile (an app's chat character) wins over the boot-time options, field by field.
+  const profile = ctx.get(actorProfileKey) ?? {};
+  const user = profile.user ?? config.user;
+  const char = profile.char ?? config.char;
+  const fields = profile.fields ?? config.fields;
   const result = assemble({
-    preset: config.preset ?? defaultPreset(),
+    preset: profile.preset ?? config.preset ?? defaultPreset(),
     history,
     input,
     variables: { ...config.variables, ...ctx.get(contextKeys.templateVariables) },
     ...(compiledPrompt !== undefined ? { compiledPrompt } : {}),
     ...(storyDraft !== undefined ? { storyDraft } : {}),
-    ...(config.user !== undefined ? { user: config.user } : {}),
-    ...(config.char !== undefined ? { char: config.char } : {}),
-    ...(config.fields !== undefined ? { fields: config.fields } : {}),
+    ...(user !== undefined ? { user } : {}),
+    ...(char !== undefined ? { char } : {}),
+    ...(fields !== undefined ? { fields } : {}),
     ...(config.overrides !== undefined ? { overrides: config.overrides } : {}),
     ...(config.unknownMacros !== undefined ? { unknownMacros: config.unknownMacros } : {}),
     ...(config.storyDraftInstruction !== undefined ? { storyDraftInstruction: config.storyDraftInstruction } : {}),
@@ -92,7 +98,8 @@ function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPromp
  * The actor assembler as a kernel plugin: registers a non-degradable `actorAssemble` handler that
  * builds `prepared.history` from the preset, the history, the input, the DIO compiled prompt
  * (`contextKeys.dioCompiledPrompt`), the story draft (`contextKeys.storyDraft`) and template
- * variables (`contextKeys.templateVariables`). A slot-rule error fails the turn with
+ * variables (`contextKeys.templateVariables`); a turn's {@link actorProfileKey} replaces the
+ * preset, names and fields for that turn. A slot-rule error fails the turn with
  * `KERNEL_HOOK_FAILED` whose `cause` is the {@link AssemblerError}; it is never degraded.
  * @param options - preset, names, fields, variables, overrides, macro and story-draft options
  * @returns the plugin definition

@@ -73,7 +73,7 @@ describe('importCharacterCard — V2 JSON', () => {
 
   it('rejects malformed cards with clear codes', () => {
     expect(codeOf(() => importCharacterCard('{"spec":'))).toBe('IMPORT_JSON_INVALID');
-    expect(codeOf(() => importCharacterCard({ name: 'V1 card', description: 'flat' }))).toBe('IMPORT_CARD_UNSUPPORTED');
+    expect(codeOf(() => importCharacterCard({ title: 'neither V1 nor specced' }))).toBe('IMPORT_CARD_UNSUPPORTED');
     expect(codeOf(() => importCharacterCard({ spec: 'chara_card_v2', spec_version: '2.0', data: { description: 'no name' } }))).toBe('IMPORT_CARD_INVALID');
     expect(codeOf(() => importCharacterCard({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'x', tags: 'not-a-list' } }))).toBe('IMPORT_CARD_INVALID');
     expect(codeOf(() => importCharacterCard(' '.repeat(2 * 1024 * 1024 + 1)))).toBe('IMPORT_TOO_LARGE');

@@ -1,7 +1,9 @@
 import { AssemblerError, describeIssues } from '../errors.js';
 import type { MacroFields } from '../macros.js';
 import { type Preset, type PromptEntry, defaultPreset } from '../preset.js';
+import { applyCardLeniency } from './card-leniency.js';
 import { type CardV2, CardV2Schema, type CardV3, CardV3Schema } from './card-schema.js';
+import { type CharxContents, isZip, readCharx } from './charx.js';
 import { type PngLimits, isPng, readPngTextChunks, setPngTextChunks } from './png.js';
 
 /** Largest JSON card accepted (characters / bytes). */
@@ -44,6 +46,17 @@ export interface CharacterCardImport {
   readonly source: CardV2 | CardV3;
   /** Which PNG chunk the card came from, if any. */
   readonly pngChunk: 'ccv3' | 'chara' | undefined;
+  /** The container the card came in. */
+  readonly format: 'json' | 'png' | 'charx';
+  /** What the import forgave, in words (a V1 upgrade, `null` fields, a numeric `spec_version`). */
+  readonly notes: readonly string[];
+  /** A CHARX card's main icon (PNG/JPEG/WebP bytes), when the archive has one. */
+  readonly icon: Uint8Array | undefined;
+}
+
+interface ValidatedCard {
+  readonly card: CardV2 | CardV3;
+  readonly notes: readonly string[];
 }
 
 function parseJsonText(text: string): unknown {
@@ -55,14 +68,24 @@ function parseJsonText(text: string): unknown {
   }
 }
 
-function validateCard(value: unknown): CardV2 | CardV3 {
-  const spec = typeof value === 'object' && value !== null ? (value as { spec?: unknown }).spec : undefined;
+function validateCard(input: unknown): ValidatedCard {
+  const { value, notes } = applyCardLeniency(input);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new AssemblerError('IMPORT_CARD_INVALID', `A character card is a JSON object; this is ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`);
+  }
+  const spec = (value as { spec?: unknown }).spec;
   if (spec !== 'chara_card_v2' && spec !== 'chara_card_v3') {
-    throw new AssemblerError('IMPORT_CARD_UNSUPPORTED', `Unsupported card spec ${JSON.stringify(spec ?? null)}; expected "chara_card_v2" or "chara_card_v3" (V1 cards: re-save as V2)`, { spec });
+    throw new AssemblerError(
+      'IMPORT_CARD_UNSUPPORTED',
+      spec === undefined
+        ? 'Not a character card: no "spec" field and no V1 fields (a string "name" with "description", "personality", "first_mes", …)'
+        : `Unsupported card spec ${JSON.stringify(spec)}; expected "chara_card_v2" or "chara_card_v3"`,
+      { spec },
+    );
   }
   const result = (spec === 'chara_card_v3' ? CardV3Schema : CardV2Schema).safeParse(value);
   if (!result.success) throw new AssemblerError('IMPORT_CARD_INVALID', `Invalid ${spec} card: ${describeIssues(result.error.issues)}`);
-  return result.data;
+  return { card: result.data, notes };
 }
 
 function presetFor(data: CardV2['data']): Preset {
@@ -82,7 +105,9 @@ function presetFor(data: CardV2['data']): Preset {
   return { name: `${data.name} (imported card)`, prompts };
 }
 
-function fromCard(card: CardV2 | CardV3, pngChunk: CharacterCardImport['pngChunk']): CharacterCardImport {
+type CardOrigin = Pick<CharacterCardImport, 'pngChunk' | 'format' | 'icon'>;
+
+function fromCard({ card, notes }: ValidatedCard, origin: CardOrigin): CharacterCardImport {
   const data = card.data;
   const nickname = 'nickname' in data && typeof data.nickname === 'string' && data.nickname !== '' ? data.nickname : undefined;
   const character: ImportedCharacter = {
@@ -109,8 +134,23 @@ function fromCard(card: CardV2 | CardV3, pngChunk: CharacterCardImport['pngChunk
     cardPrompts: { systemPrompt: data.system_prompt, postHistoryInstructions: data.post_history_instructions },
     preset: presetFor(data),
     source: card,
-    pngChunk,
+    ...origin,
+    notes,
   };
+}
+
+// The V3 spec: the main icon is the `icon` asset named `main`, else the first icon.
+function charxIcon(card: CardV2 | CardV3, archive: CharxContents): Uint8Array | undefined {
+  const assets = 'assets' in card.data && Array.isArray(card.data.assets) ? card.data.assets : [];
+  const icons = assets.filter((asset) => asset.type === 'icon');
+  const main = icons.find((asset) => asset.name === 'main') ?? icons[0];
+  return main === undefined ? undefined : archive.readAsset(main.uri);
+}
+
+function fromCharx(bytes: Uint8Array): CharacterCardImport {
+  const archive = readCharx(bytes);
+  const validated = validateCard(parseJsonText(archive.cardJson));
+  return fromCard(validated, { pngChunk: undefined, format: 'charx', icon: charxIcon(validated.card, archive) });
 }
 
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
@@ -125,28 +165,32 @@ function decodeChunk(keyword: 'ccv3' | 'chara', text: string): unknown {
 }
 
 /**
- * Imports a V2/V3 character card from a PNG (the `ccv3` chunk preferred over `chara`), JSON text,
- * or an already-parsed object.
- * @param input - PNG bytes, JSON text, or a parsed object
+ * Imports a character card from a PNG (the `ccv3` chunk preferred over `chara`), a CHARX (ZIP)
+ * archive, JSON text, or an already-parsed object. V1 cards are upgraded to V2, `null` optional
+ * fields read as absent and a numeric `spec_version` as its text (see `notes`).
+ * @param input - PNG or CHARX bytes, JSON text, or a parsed object
  * @param limits - PNG size caps
  * @returns character fields, a preset with the card's prompts disabled, and the verbatim source
  * @throws {AssemblerError} IMPORT_TOO_LARGE, IMPORT_JSON_INVALID, IMPORT_CARD_INVALID,
- *   IMPORT_CARD_UNSUPPORTED, PNG_INVALID, PNG_CRC_MISMATCH, PNG_NO_CARD
+ *   IMPORT_CARD_UNSUPPORTED, IMPORT_CHARX_INVALID, PNG_INVALID, PNG_CRC_MISMATCH, PNG_NO_CARD
  */
 export function importCharacterCard(input: Uint8Array | string | object, limits: PngLimits = {}): CharacterCardImport {
+  const plain: CardOrigin = { pngChunk: undefined, format: 'json', icon: undefined };
   if (input instanceof Uint8Array) {
+    if (input.length > (limits.maxFileBytes ?? 20 * 1024 * 1024)) throw new AssemblerError('IMPORT_TOO_LARGE', `Card file is ${input.length} bytes; the limit is ${limits.maxFileBytes ?? 20 * 1024 * 1024}`, { size: input.length });
+    if (isZip(input)) return fromCharx(input);
     if (!isPng(input)) {
       // Check the byte size before decoding, so a huge non-PNG file is never turned into a string.
       if (input.length > MAX_CARD_JSON_BYTES * 4) throw new AssemblerError('IMPORT_TOO_LARGE', `Card file is ${input.length} bytes; not a PNG, and too large for JSON`, { size: input.length });
-      return fromCard(validateCard(parseJsonText(Buffer.from(input).toString('utf8'))), undefined);
+      return fromCard(validateCard(parseJsonText(Buffer.from(input).toString('utf8'))), plain);
     }
     const texts = readPngTextChunks(input, limits);
     // The V3 spec: "If the application detects both chara and ccv3 chunk, it SHOULD use ccv3."
     const keyword = texts.has('ccv3') ? 'ccv3' : texts.has('chara') ? 'chara' : undefined;
     if (keyword === undefined) throw new AssemblerError('PNG_NO_CARD', 'PNG has no "ccv3" or "chara" text chunk: not a character card');
-    return fromCard(validateCard(decodeChunk(keyword, texts.get(keyword) ?? '')), keyword);
+    return fromCard(validateCard(decodeChunk(keyword, texts.get(keyword) ?? '')), { pngChunk: keyword, format: 'png', icon: undefined });
   }
-  return fromCard(validateCard(typeof input === 'string' ? parseJsonText(input) : input), undefined);
+  return fromCard(validateCard(typeof input === 'string' ? parseJsonText(input) : input), plain);
 }
 
 /**
