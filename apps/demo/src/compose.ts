@@ -4,13 +4,17 @@ import { join, resolve } from 'node:path';
 import { startDioService, type RunningDioService } from '@troupe/dio-service';
 import { createHarness, type Harness, type Logger, type ModelRegistry, silentLogger, type TurnInput } from '@troupe/kernel';
 import { offlineModel } from '@troupe/model-offline';
-import { modelRegistryFromEnv } from '@troupe/model-openai-compatible';
 import { actorAssemblerPlugin } from '@troupe/plugin-actor-assembler';
 import { dioPlugin } from '@troupe/plugin-dio';
 import { StoryWorkspaces, storyPlugin } from '@troupe/plugin-story';
 import { fsStorage } from '@troupe/storage-fs';
 import { demoPreset } from './demo-preset.js';
 import { LIA_CHARACTER_NAME, LIA_CHARACTER_PROMPT, LIA_TARGET_PROMPT_ID } from './example/lia-character.js';
+import { chatActorPlugin } from './library/chat-actor-plugin.js';
+import { chatActorProfile, chatNames, characterPromptText, dioTargetPromptId } from './library/chat-setup.js';
+import { type DemoLibrary, openDemoLibrary } from './library/demo-library.js';
+import { ModelSettingsFile } from './settings/model-settings.js';
+import { SwitchableModels } from './settings/model-registry-from-settings.js';
 
 /** Environment variables the demo reads. */
 export type DemoEnv = Readonly<Record<string, string | undefined>>;
@@ -51,6 +55,11 @@ export interface DemoDio {
   readonly targetPromptId: string;
   /** The in-process service, when the demo started one. */
   readonly service: RunningDioService | undefined;
+  /**
+   * Registers (or replaces) a base character prompt with the in-process service; `undefined` for
+   * an external service (`DIO_URL`), whose prompts its operator registers.
+   */
+  readonly registerPrompt: ((targetPromptId: string, content: string, characterName: string) => Promise<void>) | undefined;
 }
 
 /** The composed demo: every package wired together, ready to run turns. */
@@ -59,14 +68,27 @@ export interface Demo {
   readonly dataDir: string;
   readonly storage: ReturnType<typeof fsStorage>;
   readonly workspaces: StoryWorkspaces;
-  readonly models: ModelRegistry;
-  /** Id of the default model (e.g. `offline` or `openai-compatible:qwen2.5`). */
+  /** The models; replaced in place when model settings are saved. */
+  readonly models: SwitchableModels & ModelRegistry;
+  /** Id of the default model right now (e.g. `offline` or `openai-compatible:qwen2.5`). */
   readonly modelId: string;
+  /** Characters, presets, personas and chats. */
+  readonly library: DemoLibrary;
+  /** The saved model connection (`<data>/settings/model.json`, mode 0600). */
+  readonly settings: ModelSettingsFile;
   readonly dio: DemoDio;
   /** The character the actor plays (`{{char}}`), the speaker name the CLI prints. */
   readonly characterName: string;
   /** A turn input carrying the demo player's identity, DIO authorization and the director scenario. */
   turnInput(sessionId: string, text: string, extra?: Partial<TurnInput>): TurnInput;
+  /**
+   * The turn input of any session: for a library chat, DIO targets the chat's character (its base
+   * prompt registered from the card first); when the chat's preset has no DIO slot, DIO is left
+   * out of the turn. Other sessions get {@link Demo.turnInput}.
+   */
+  turnInputFor(sessionId: string, text: string, extra?: Partial<TurnInput>): Promise<TurnInput>;
+  /** The DIO target prompt of a session: the chat character's, else the example character's. */
+  dioTargetFor(sessionId: string): Promise<string>;
   /** Closes the harness (aborting background waits), then the in-process DIO service. */
   close(): Promise<void>;
 }
@@ -93,8 +115,28 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
   const logger = options.logger ?? silentLogger;
   const dataDir = resolveDataDir(options);
   const storage = fsStorage({ root: dataDir });
-  const models = modelRegistryFromEnv({ env, fallback: offlineModel() });
+  const settings = new ModelSettingsFile(dataDir);
+  const models = new SwitchableModels(env, offlineModel(), await settings.read().catch((error: unknown) => {
+    // A broken settings file must not stop the app: it starts offline and the settings view says why.
+    logger.warn('model settings ignored', { error: error instanceof Error ? error.message : String(error) });
+    return {};
+  }));
+  const library = openDemoLibrary(dataDir);
   const dio = await connectDio(env, dataDir, logger);
+  const registered = new Map<string, string>();
+  const ensureDioPrompt = async (targetPromptId: string, content: string, name: string) => {
+    // Registered once per process and content; the service keeps it on disk across restarts.
+    if (!dio.registerPrompt || registered.get(targetPromptId) === content) return;
+    await dio.registerPrompt(targetPromptId, content, name);
+    registered.set(targetPromptId, content);
+  };
+  const baseInput = (sessionId: string, text: string, extra: Partial<TurnInput> = {}): TurnInput => ({
+    sessionId,
+    text,
+    userId: dio.userId,
+    authorization: dio.authorization,
+    ...extra,
+  });
   try {
     const harness = await createHarness({
       models,
@@ -103,6 +145,10 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
       logger,
       scenario: { preActorDirector: true },
       plugins: [
+        chatActorPlugin(async (sessionId) => {
+          const chat = await library.chats.find(sessionId);
+          return chat === undefined ? undefined : chatActorProfile(await library.setup(chat.id));
+        }),
         dioPlugin({ baseUrl: dio.url, targetPromptId: dio.targetPromptId, language: 'zh' }),
         storyPlugin(),
         actorAssemblerPlugin({ preset: demoPreset, char: LIA_CHARACTER_NAME, user: 'Traveler' }),
@@ -114,16 +160,31 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
       storage,
       workspaces: new StoryWorkspaces(storage.trees),
       models,
-      modelId: models.resolve().id,
+      get modelId() {
+        return models.modelId;
+      },
+      library,
+      settings,
       dio,
       characterName: LIA_CHARACTER_NAME,
-      turnInput: (sessionId, text, extra = {}) => ({
-        sessionId,
-        text,
-        userId: dio.userId,
-        authorization: dio.authorization,
-        ...extra,
-      }),
+      turnInput: baseInput,
+      dioTargetFor: async (sessionId) => {
+        const chat = await library.chats.find(sessionId);
+        return chat === undefined ? dio.targetPromptId : dioTargetPromptId(chat.characterId);
+      },
+      turnInputFor: async (sessionId, text, extra = {}) => {
+        const chat = await library.chats.find(sessionId);
+        if (chat === undefined) return baseInput(sessionId, text, extra);
+        const setup = await library.setup(chat.id);
+        if (!setup.preset.dioAccepts) {
+          // Without a DIO slot a compiled prompt would fail every turn; the preset view says why.
+          return { sessionId, text, ...extra };
+        }
+        const targetPromptId = dioTargetPromptId(setup.character.id);
+        const names = chatNames(setup);
+        await ensureDioPrompt(targetPromptId, characterPromptText(setup.character.card.character, names), names.char);
+        return baseInput(sessionId, text, { ...extra, attributes: { ...extra.attributes, targetPromptId } });
+      },
       close: async () => {
         await harness.close();
         await dio.service?.close();
@@ -140,7 +201,7 @@ async function connectDio(env: DemoEnv, dataDir: string, logger: Logger): Promis
   const userId = env.DIO_USER_ID ?? 'player-1';
   if (env.DIO_URL) {
     if (!env.DIO_TOKEN) throw new DemoConfigError('DIO_URL is set but DIO_TOKEN is not: give the bearer token of your DIO service user');
-    return { url: env.DIO_URL, userId, authorization: `Bearer ${env.DIO_TOKEN}`, targetPromptId: LIA_TARGET_PROMPT_ID, service: undefined };
+    return { url: env.DIO_URL, userId, authorization: `Bearer ${env.DIO_TOKEN}`, targetPromptId: LIA_TARGET_PROMPT_ID, service: undefined, registerPrompt: undefined };
   }
   // Fresh tokens per run: the in-process service only listens on loopback for this process.
   const userToken = randomBytes(18).toString('base64url');
@@ -158,14 +219,19 @@ async function connectDio(env: DemoEnv, dataDir: string, logger: Logger): Promis
     },
     logger.child({ component: 'dio-service' }),
   );
-  const response = await fetch(`${service.url}/v1/prompts/${LIA_TARGET_PROMPT_ID}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ content: LIA_CHARACTER_PROMPT, characterName: LIA_CHARACTER_NAME }),
-  });
-  if (!response.ok) {
+  const registerPrompt = async (targetPromptId: string, content: string, characterName: string) => {
+    const response = await fetch(`${service.url}/v1/prompts/${encodeURIComponent(targetPromptId)}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content, characterName }),
+    });
+    if (!response.ok) throw new Error(`Could not register the base prompt "${targetPromptId}" with the DIO service: HTTP ${response.status} ${await response.text()}`);
+  };
+  try {
+    await registerPrompt(LIA_TARGET_PROMPT_ID, LIA_CHARACTER_PROMPT, LIA_CHARACTER_NAME);
+  } catch (error) {
     await service.close();
-    throw new Error(`Could not register the base prompt with the DIO service: HTTP ${response.status} ${await response.text()}`);
+    throw error;
   }
-  return { url: service.url, userId, authorization: `Bearer ${userToken}`, targetPromptId: LIA_TARGET_PROMPT_ID, service };
+  return { url: service.url, userId, authorization: `Bearer ${userToken}`, targetPromptId: LIA_TARGET_PROMPT_ID, service, registerPrompt };
 }

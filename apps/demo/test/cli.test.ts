@@ -1,4 +1,4 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../src/cli/program.js';
@@ -149,14 +149,18 @@ describe('demo CLI', () => {
     expect((await cli('session', 'list')).text).toContain('no sessions');
   });
 
-  it('refuses an invalid --character-id for a card with DEMO_INVALID_CARD_ID', async () => {
+  it('derives an id for a Chinese name, puts names into persona.md, and refuses an invalid --character-id', async () => {
     await cli('story', 'create', 'cards', '--name', 'Cards');
     const card = join(dir, 'nameless.json');
-    await writeFile(card, JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: '无名', description: 'x', personality: '', scenario: '', first_mes: '', mes_example: '' } }));
+    await writeFile(card, JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: '无名', description: '{{char}}在等{{user}}。', personality: '', scenario: '', first_mes: '', mes_example: '' } }));
     const derived = await cli('story', 'import-card', 'cards', card);
-    expect(derived.code).toBe(1);
-    expect(derived.stderr).toMatch(/^error \[DEMO_INVALID_CARD_ID\]: .*--character-id/);
+    expect(derived.code).toBe(0);
+    const id = /as "(c-[0-9a-f]{8})"/.exec(derived.text)?.[1];
+    expect(id).toBeDefined();
+    const persona = await readFile(join(dir, 'story-workspaces', 'cards', 'characters', id ?? '', 'persona.md'), 'utf8');
+    expect(persona).toContain('无名在等User。');
     const given = await cli('story', 'import-card', 'cards', card, '--character-id', 'Bad Id');
+    expect(given.code).toBe(1);
     expect(given.stderr).toMatch(/^error \[DEMO_INVALID_CARD_ID\]: /);
     expect(given.stderr).not.toContain('    at ');
     expect((await cli('story', 'import-card', 'cards', card, '--character-id', 'nameless')).code).toBe(0);

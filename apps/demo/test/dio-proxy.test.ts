@@ -22,7 +22,7 @@ async function fakeDio(answer: (path: string) => { status: number; body: string 
   });
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, userId: 'player-1', authorization: 'Bearer t', targetPromptId: 'lia-character', service: undefined };
+  return { url: `http://127.0.0.1:${port}`, userId: 'player-1', authorization: 'Bearer t', targetPromptId: 'lia-character', service: undefined, registerPrompt: undefined };
 }
 
 const prompt = (text: string, sha: string) =>

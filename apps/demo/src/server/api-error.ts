@@ -1,6 +1,8 @@
 import { KernelError, KernelStorageError } from '@troupe/kernel';
+import { ModelError } from '@troupe/model-openai-compatible';
 import { AssemblerError } from '@troupe/plugin-actor-assembler';
 import { StoryError } from '@troupe/plugin-story';
+import { LibraryError } from '../library/library-error.js';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import * as z from 'zod';
 
@@ -66,13 +68,20 @@ const STORAGE_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   SESSION_EXISTS: 409,
 };
 
-// A preset or card file the player sent that the assembler cannot read.
-const ASSEMBLER_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
-  IMPORT_TOO_LARGE: 413,
-  IMPORT_JSON_INVALID: 400,
-  IMPORT_PRESET_INVALID: 400,
-  PRESET_INVALID: 400,
+const LIBRARY_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
+  LIBRARY_NOT_FOUND: 404,
+  LIBRARY_REVISION_CONFLICT: 409,
+  LIBRARY_READ_ONLY: 409,
+  LIBRARY_INVALID: 400,
+  SETTINGS_INVALID: 400,
 };
+
+// A card or preset file that cannot be imported is the player's file, not the server's fault.
+function assemblerStatus(code: string): ContentfulStatusCode | undefined {
+  if (code === 'IMPORT_TOO_LARGE') return 413;
+  if (code.startsWith('IMPORT_') || code.startsWith('PNG_') || code === 'PRESET_INVALID') return 400;
+  return undefined;
+}
 
 const KERNEL_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   KERNEL_TURN_INPUT_INVALID: 400,
@@ -92,12 +101,17 @@ export function toApiError(error: unknown): { status: ContentfulStatusCode; body
     const status = STORY_STATUS[error.code];
     if (status) return known(status, error.code, error.message);
   }
-  if (KernelStorageError.isInstance(error)) {
-    const status = STORAGE_STATUS[error.code];
+  if (LibraryError.isInstance(error)) {
+    const status = LIBRARY_STATUS[error.code];
     if (status) return known(status, error.code, error.message);
   }
+  if (ModelError.isInstance(error) && error.code === 'MODEL_CONFIG_INVALID') return known(400, error.code, error.message);
   if (AssemblerError.isInstance(error)) {
-    const status = ASSEMBLER_STATUS[error.code];
+    const status = assemblerStatus(error.code);
+    if (status) return known(status, error.code, error.message);
+  }
+  if (KernelStorageError.isInstance(error)) {
+    const status = STORAGE_STATUS[error.code];
     if (status) return known(status, error.code, error.message);
   }
   if (KernelError.isInstance(error)) {

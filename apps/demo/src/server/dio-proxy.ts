@@ -43,13 +43,14 @@ export class DioProxy {
    * The active compiled prompt of a conversation.
    * @param conversationId - the session id (the RP conversation)
    * @param signal - cancels the request
+   * @param targetPromptId - the character prompt (default: the demo's example character)
    * @returns the prompt, or `null` when nothing was compiled yet
    * @throws {ApiError} DIO_UNAVAILABLE (502), DIO_INVALID_RESPONSE (502: malformed, too large or the hash does not match)
    */
-  async activePrompt(conversationId: string, signal?: AbortSignal): Promise<ActivePrompt | null> {
+  async activePrompt(conversationId: string, signal?: AbortSignal, targetPromptId = this.#dio.targetPromptId): Promise<ActivePrompt | null> {
     try {
       const prompt = await this.#client.activePrompt(
-        { userId: this.#dio.userId, rpConversationId: conversationId, targetPromptId: this.#dio.targetPromptId, userAuthorization: this.#dio.authorization },
+        { userId: this.#dio.userId, rpConversationId: conversationId, targetPromptId, userAuthorization: this.#dio.authorization },
         signal ? { signal } : {},
       );
       return prompt ? { ...prompt, hashVerified: true } : null;
@@ -63,8 +64,8 @@ export class DioProxy {
    * The active lasting requirements of a conversation, oldest first.
    * @throws {ApiError} DIO_UNAVAILABLE (502) or the service's 4xx code
    */
-  async requirements(conversationId: string, signal?: AbortSignal): Promise<Requirement[]> {
-    const response = await this.#call('GET', `/v1/director/requirements?${this.#query(conversationId)}`, signal);
+  async requirements(conversationId: string, signal?: AbortSignal, targetPromptId = this.#dio.targetPromptId): Promise<Requirement[]> {
+    const response = await this.#call('GET', `/v1/director/requirements?${this.#query(conversationId, targetPromptId)}`, signal);
     return parse(RequirementsSchema, await this.#json(response)).requirements;
   }
 
@@ -73,13 +74,13 @@ export class DioProxy {
    * @returns whether the prompt changed, and the new version
    * @throws {ApiError} REQUIREMENT_NOT_FOUND (404), DIO_UNAVAILABLE (502)
    */
-  async revoke(conversationId: string, requirementId: string, signal?: AbortSignal): Promise<z.output<typeof RevokeSchema>> {
-    const path = `/v1/director/requirements/${encodeURIComponent(requirementId)}?${this.#query(conversationId)}`;
+  async revoke(conversationId: string, requirementId: string, signal?: AbortSignal, targetPromptId = this.#dio.targetPromptId): Promise<z.output<typeof RevokeSchema>> {
+    const path = `/v1/director/requirements/${encodeURIComponent(requirementId)}?${this.#query(conversationId, targetPromptId)}`;
     return parse(RevokeSchema, await this.#json(await this.#call('DELETE', path, signal)));
   }
 
-  #query(conversationId: string): string {
-    return new URLSearchParams({ userId: this.#dio.userId, conversationId, targetPromptId: this.#dio.targetPromptId }).toString();
+  #query(conversationId: string, targetPromptId: string): string {
+    return new URLSearchParams({ userId: this.#dio.userId, conversationId, targetPromptId }).toString();
   }
 
   async #call(method: string, path: string, signal?: AbortSignal): Promise<Response> {

@@ -21,10 +21,15 @@ export function dioRoutes(demo: Demo): Hono {
   app.get('/:sessionId/dio', async (c) => {
     const id = sessionId(c);
     const signal = c.req.raw.signal;
-    const [events, activePrompt, requirements] = await Promise.all([demo.storage.sessions.read(id), proxy.activePrompt(id, signal), proxy.requirements(id, signal)]);
+    const targetPromptId = await demo.dioTargetFor(id);
+    const [events, activePrompt, requirements] = await Promise.all([
+      demo.storage.sessions.read(id),
+      proxy.activePrompt(id, signal, targetPromptId),
+      proxy.requirements(id, signal, targetPromptId),
+    ]);
     return c.json({
       sessionId: id,
-      targetPromptId: demo.dio.targetPromptId,
+      targetPromptId,
       activePrompt,
       task: latestDioTask(events),
       lastLookup: latestDioLookup(events),
@@ -35,7 +40,7 @@ export function dioRoutes(demo: Demo): Hono {
   app.delete('/:sessionId/dio/requirements/:requirementId', async (c) => {
     const id = sessionId(c);
     const requirementId = param(c, 'requirementId', RequirementIdSchema);
-    return c.json(await proxy.revoke(id, requirementId, c.req.raw.signal));
+    return c.json(await proxy.revoke(id, requirementId, c.req.raw.signal, await demo.dioTargetFor(id)));
   });
 
   return app;

@@ -24,6 +24,8 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown) => void): 
     // Validate before streaming, so bad input is a plain 4xx JSON answer.
     const sessionId = param(c, 'sessionId', SessionIdSchema);
     const { text } = await jsonBody(c, TurnBodySchema);
+    // A library chat plays its own character; resolved before streaming so a deleted one is a 404.
+    const input = await demo.turnInputFor(sessionId, text);
     return streamSSE(c, async (stream) => {
       const controller = new AbortController();
       stream.onAbort(() => controller.abort(new Error('The browser closed the turn stream')));
@@ -33,7 +35,7 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown) => void): 
         queue = queue.then(() => (stream.aborted ? undefined : stream.writeSSE({ event: message.event, data: JSON.stringify(message.data) })));
       };
       try {
-        const result = await demo.harness.runTurn(demo.turnInput(sessionId, text), {
+        const result = await demo.harness.runTurn(input, {
           signal: controller.signal,
           onEvent: (event) => send(liveEventMessage(event)),
           onReplyDelta: (delta) => send({ event: 'delta', data: { text: delta } }),

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { Demo } from '../compose.js';
 import { ApiError, toApiError } from './api-error.js';
 import { dioRoutes } from './dio-routes.js';
+import { libraryRoutes } from './library/library-routes.js';
 import { presetRoutes } from './preset-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { staticFiles } from './static-files.js';
@@ -45,7 +46,8 @@ export function createWebApp(demo: Demo, options: WebAppOptions): Hono {
     });
   }
 
-  app.get('/api/health', (c) => c.json({ ok: true, modelId: demo.modelId, dataDir: demo.dataDir, characterName: demo.characterName }));
+  app.get('/api/health', (c) => c.json({ ok: true, modelId: demo.modelId, offline: demo.modelId === 'offline', dataDir: demo.dataDir, characterName: demo.characterName }));
+  app.route('/api', libraryRoutes(demo));
   app.route('/api/stories', storyRoutes(demo.workspaces));
   app.route('/api/sessions', sessionRoutes(demo));
   app.route('/api/sessions', turnRoutes(demo, onUnexpected));

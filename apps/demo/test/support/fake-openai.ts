@@ -23,7 +23,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 /**
  * Starts a fake OpenAI-compatible server on 127.0.0.1 (port 0): `POST /v1/chat/completions`
- * answers `reply` (streamed as SSE chunks when `stream` is set), everything else 404.
+ * answers `reply` (streamed as SSE chunks when `stream` is set), `GET /v1/models` lists two
+ * models, everything else 404.
  * @param reply - the assistant text of every answer
  * @returns the running server
  */
@@ -31,6 +32,10 @@ export async function startFakeOpenAi(reply: string): Promise<FakeOpenAi> {
   const requests: RecordedRequest[] = [];
   const server = createServer(async (req, res) => {
     const path = req.url ?? '';
+    if (req.method === 'GET' && path === '/v1/models') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'fake-rp', object: 'model' }, { id: 'fake-small', object: 'model' }] }));
+      return;
+    }
     if (req.method !== 'POST' || !path.startsWith('/v1/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
       return;

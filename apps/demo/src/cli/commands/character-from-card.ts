@@ -1,9 +1,11 @@
 import type { ImportedCharacter } from '@troupe/plugin-actor-assembler';
 import { STORY_ITEM_ID_PATTERN } from '@troupe/plugin-story';
+import { deriveId } from '../../library/library-ids.js';
+import { substituteNames } from '../../library/name-macros.js';
 
 /**
  * A card that cannot become a workspace character as given (`code` is stable).
- * - `DEMO_INVALID_CARD_ID` — no valid character id from `--character-id` or the card's name.
+ * - `DEMO_INVALID_CARD_ID` — the `--character-id` given is not a valid id.
  */
 export class CardImportError extends Error {
   /** Stable code. */
@@ -24,24 +26,31 @@ export interface CardCharacter {
   readonly knowledge: string;
 }
 
+/** Options of {@link characterFromCard}. */
+export interface CardCharacterOptions {
+  /** The id to use; default derived from the name (any script: see `deriveId`). */
+  readonly id?: string;
+  /** Ids the workspace already has (a derived id avoids them). */
+  readonly taken?: ReadonlySet<string>;
+  /** The player's name for `{{user}}` (default `User`). */
+  readonly user?: string;
+}
+
 /**
  * Maps an imported card to a workspace character: description, personality and scenario become
- * the persona; knowledge starts empty (the card's public text is not the character's private
- * knowledge).
+ * the persona with `{{char}}` / `{{user}}` put in (the story's character workers read it as it
+ * is); knowledge starts empty (the card's public text is not the character's private knowledge).
  * @param character - the imported card character
- * @param id - the id to use; default derived from the name (ASCII letters and digits)
+ * @param options - id, ids in use, the player's name
  * @returns the character with its id, persona and empty knowledge
- * @throws {CardImportError} DEMO_INVALID_CARD_ID when the given id is invalid or none can be derived
+ * @throws {CardImportError} DEMO_INVALID_CARD_ID when the given id is invalid
  */
-export function characterFromCard(character: ImportedCharacter, id?: string): CardCharacter {
-  const derived = id ?? character.name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64);
-  if (!STORY_ITEM_ID_PATTERN.test(derived)) {
-    throw new CardImportError(
-      id === undefined
-        ? `Cannot derive a character id from the card name "${character.name}"; pass --character-id (1–64 of a-z, 0-9, "_" and "-")`
-        : `Invalid --character-id "${id}": use 1–64 of a-z, 0-9, "_" and "-", starting with a letter or digit`,
-    );
+export function characterFromCard(character: ImportedCharacter, options: CardCharacterOptions = {}): CardCharacter {
+  const id = options.id ?? deriveId(character.name, options.taken);
+  if (!STORY_ITEM_ID_PATTERN.test(id)) {
+    throw new CardImportError(`Invalid --character-id "${id}": use 1–64 of a-z, 0-9, "_" and "-", starting with a letter or digit`);
   }
+  const names = { char: character.displayName, user: options.user ?? 'User' };
   const persona = [
     `# ${character.name}`,
     character.description && `\n${character.description}`,
@@ -50,5 +59,5 @@ export function characterFromCard(character: ImportedCharacter, id?: string): Ca
   ]
     .filter(Boolean)
     .join('\n');
-  return { id: derived, name: character.name, persona: `${persona}\n`, knowledge: '' };
+  return { id, name: character.name, persona: substituteNames(`${persona}\n`, names), knowledge: '' };
 }

@@ -59,8 +59,10 @@ export function registerStoryCommand(program: Command, context: CliContext): voi
     .action((id: string, file: string, options: { characterId?: string }) =>
       run(async (demo) => {
         const card = await importCharacterCardFile(file);
-        const character = characterFromCard(card.character, options.characterId);
         const workspace = await demo.workspaces.read(id);
+        const taken = new Set(workspace.manifest.characters.map((entry) => entry.id));
+        const user = (await demo.library.personas.get(await demo.library.personas.defaultId())).name;
+        const character = characterFromCard(card.character, { ...(options.characterId ? { id: options.characterId } : {}), taken, user });
         const updated = await demo.workspaces.addCharacter(id, workspace.revision, character);
         context.output.line(`added ${character.name} as "${character.id}" to ${id} (revision ${updated.revision}); ${card.spec} ${card.specVersion}`);
       }),

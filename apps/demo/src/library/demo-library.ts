@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import { FsTreeStore, nodeStorageFs } from '@troupe/storage-fs';
+import { CharacterLibrary } from './character-library.js';
+import { ChatLibrary } from './chat-library.js';
+import type { ChatSetup } from './chat-setup.js';
+import { LibraryError } from './library-error.js';
+import { PersonaLibrary } from './persona-library.js';
+import { PresetLibrary } from './preset-library.js';
+
+/** The demo's libraries, each a crash-safe tree store of its own under `<data>/library/`. */
+export interface DemoLibrary {
+  readonly characters: CharacterLibrary;
+  readonly presets: PresetLibrary;
+  readonly personas: PersonaLibrary;
+  readonly chats: ChatLibrary;
+  /**
+   * Everything a chat's turn is played with.
+   * @throws {LibraryError} LIBRARY_NOT_FOUND naming what is gone (e.g. a deleted character)
+   */
+  setup(chatId: string): Promise<ChatSetup>;
+}
+
+/**
+ * Opens the libraries under `<dataDir>/library/` (`characters/`, `presets/`, `personas/`,
+ * `chats/`, `preferences/`), next to the story workspaces and sessions.
+ * @param dataDir - the demo's data directory
+ * @returns the libraries
+ */
+export function openDemoLibrary(dataDir: string): DemoLibrary {
+  const fs = nodeStorageFs;
+  const store = (name: string) => new FsTreeStore({ dir: join(dataDir, 'library', name), fs });
+  const characters = new CharacterLibrary(store('characters'));
+  const presets = new PresetLibrary(store('presets'));
+  const personas = new PersonaLibrary(store('personas'), store('preferences'));
+  const chats = new ChatLibrary(store('chats'));
+  return {
+    characters,
+    presets,
+    personas,
+    chats,
+    async setup(chatId) {
+      const chat = await chats.get(chatId);
+      const gone = (what: string, id: string) => (error: unknown) => {
+        if (LibraryError.isInstance(error) && error.code === 'LIBRARY_NOT_FOUND') {
+          throw new LibraryError('LIBRARY_NOT_FOUND', `Chat "${chatId}" uses ${what} "${id}", which no longer exists`);
+        }
+        throw error;
+      };
+      const [character, preset, persona] = await Promise.all([
+        characters.get(chat.characterId).catch(gone('the character', chat.characterId)),
+        presets.get(chat.presetId).catch(gone('the preset', chat.presetId)),
+        personas.get(chat.personaId).catch(gone('the persona', chat.personaId)),
+      ]);
+      return { chat, character, preset, persona };
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { readCappedText } from '@troupe/kernel';
+import { Hono } from 'hono';
+import * as z from 'zod';
+import type { Demo } from '../../compose.js';
+import { ConnectionSchema, type ModelSettings, ModelSettingsSchema, settingsView } from '../../settings/model-settings.js';
+import { ApiError } from '../api-error.js';
+import { jsonBody } from '../validation.js';
+
+// `apiKey: null` clears a key; leaving it out keeps the saved one (the browser never has it).
+const KeyChange = z.string().max(4096).nullable().optional();
+const ConnectionChange = ConnectionSchema.omit({ apiKey: true }).extend({ baseUrl: ConnectionSchema.shape.baseUrl.or(z.literal('')), model: z.string().trim().max(256).optional(), apiKey: KeyChange });
+const SaveSchema = ConnectionChange.extend({
+  contextSize: ModelSettingsSchema.shape.contextSize.nullable(),
+  maxTokens: ModelSettingsSchema.shape.maxTokens.nullable(),
+  story: ConnectionChange.optional(),
+})
+  .partial()
+  .strict();
+const TestSchema = z.object({ baseUrl: ConnectionSchema.shape.baseUrl.unwrap(), apiKey: z.string().max(4096).optional(), useSavedKey: z.enum(['chat', 'story']).optional() }).strict();
+
+type Connection = { baseUrl?: string | undefined; model?: string | undefined; apiKey?: string | undefined };
+
+function mergeConnection(current: Connection | undefined, change: z.output<typeof ConnectionChange> | undefined): Connection {
+  const next: Connection = { ...current };
+  if (change === undefined) return next;
+  if (change.baseUrl !== undefined) next.baseUrl = change.baseUrl === '' ? undefined : change.baseUrl;
+  if (change.model !== undefined) next.model = change.model === '' ? undefined : change.model;
+  if (change.apiKey !== undefined) next.apiKey = change.apiKey === null || change.apiKey === '' ? undefined : change.apiKey;
+  return Object.fromEntries(Object.entries(next).filter(([, value]) => value !== undefined)) as Connection;
+}
+
+/**
+ * Model settings routes under `/api/settings/model`: read (never the API key), save, and test a
+ * connection by listing the server's models. Environment variables win over saved settings.
+ * @param demo - the composed demo
+ * @returns the routes
+ */
+export function settingsRoutes(demo: Demo): Hono {
+  const app = new Hono();
+
+  const answer = async () => {
+    const settings = await demo.settings.read();
+    return {
+      settings: settingsView(settings),
+      source: demo.models.source,
+      modelId: demo.modelId,
+      offline: demo.modelId === 'offline',
+      environment: demo.models.source === 'environment',
+    };
+  };
+
+  app.get('/', async (c) => {
+    try {
+      return c.json(await answer());
+    } catch (error) {
+      // A hand-broken settings file is shown, not a 500: the player can save over it.
+      if ((error as { code?: string }).code !== 'SETTINGS_INVALID') throw error;
+      return c.json({ settings: settingsView({}), source: demo.models.source, modelId: demo.modelId, offline: demo.modelId === 'offline', environment: false, problem: (error as Error).message });
+    }
+  });
+
+  app.put('/', async (c) => {
+    const change = await jsonBody(c, SaveSchema);
+    const current = await demo.settings.read().catch(() => ({}) as ModelSettings);
+    const next: ModelSettings = { ...mergeConnection(current, change) };
+    const contextSize = change.contextSize === undefined ? current.contextSize : (change.contextSize ?? undefined);
+    const maxTokens = change.maxTokens === undefined ? current.maxTokens : (change.maxTokens ?? undefined);
+    const story = mergeConnection(current.story, change.story);
+    const settings = ModelSettingsSchema.parse({
+      ...next,
+      ...(contextSize !== undefined ? { contextSize } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(Object.keys(story).length > 0 ? { story } : {}),
+    });
+    // Built before saving: settings the provider refuses are answered as 400 and never stored.
+    demo.models.apply(settings);
+    await demo.settings.write(settings);
+    return c.json(await answer());
+  });
+
+  app.post('/test', async (c) => {
+    const body = await jsonBody(c, TestSchema);
+    const saved = body.useSavedKey ? await demo.settings.read() : {};
+    const key = body.apiKey ?? (body.useSavedKey === 'story' ? (saved as ModelSettings).story?.apiKey : (saved as ModelSettings).apiKey);
+    const url = `${body.baseUrl.replace(/\/+$/, '')}/models`;
+    let response: Response;
+    try {
+      response = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: AbortSignal.timeout(10_000) });
+    } catch (error) {
+      throw new ApiError(502, 'MODEL_CONNECTION_FAILED', `Could not reach ${url}: ${(error as Error).message}`);
+    }
+    const text = await readCappedText(response.body, 1024 * 1024);
+    if (!response.ok) throw new ApiError(502, 'MODEL_CONNECTION_FAILED', `${url} answered HTTP ${response.status}${response.status === 401 ? ' (check the API key)' : ''}`);
+    const parsed = z.object({ data: z.array(z.object({ id: z.string() }).loose()).max(10_000) }).loose().safeParse(safeJson(text));
+    if (!parsed.success) throw new ApiError(502, 'MODEL_CONNECTION_FAILED', `${url} did not answer with an OpenAI-style model list`);
+    return c.json({ ok: true, models: parsed.data.data.map((model) => model.id) });
+  });
+
+  return app;
+}
+
+function safeJson(text: string | undefined): unknown {
+  try {
+    return JSON.parse(text ?? '');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,86 @@
+import { stat, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeDemo } from '../src/compose.js';
+import { apiClient, expectError, playTurn } from './support/api-client.js';
+import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
+import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { tempDataDir } from './helpers.js';
+
+let fx: WebFixture;
+let fake: FakeOpenAi;
+const api = apiClient(() => fx.server.url);
+
+beforeAll(async () => {
+  fx = await startWebFixture();
+  fake = await startFakeOpenAi('*Lia smiles.* The server answered this.');
+});
+afterAll(async () => {
+  await fx?.close();
+  await fake?.close();
+});
+
+describe('model settings', () => {
+  it('starts offline and says so', async () => {
+    const answer = await api('GET', '/api/settings/model');
+    expect(answer.body).toMatchObject({ source: 'offline', offline: true, modelId: 'offline', settings: { baseUrl: null, hasApiKey: false } });
+    expect((await api('GET', '/api/health')).body.offline).toBe(true);
+  });
+
+  it('tests a connection by listing the server models, and reports a dead one', async () => {
+    const ok = await api('POST', '/api/settings/model/test', { baseUrl: fake.baseUrl, apiKey: 'sk-test' });
+    expect(ok.body).toEqual({ ok: true, models: ['fake-rp', 'fake-small'] });
+    const dead = await api('POST', '/api/settings/model/test', { baseUrl: 'http://127.0.0.1:9/v1' });
+    expectError(dead, 502, 'MODEL_CONNECTION_FAILED');
+    expectError(await api('POST', '/api/settings/model/test', { baseUrl: 'file:///etc/passwd' }), 400, 'INVALID_REQUEST');
+  });
+
+  it('saves the connection in a 0600 file, never sends the key back, and plays turns through it', async () => {
+    const saved = await api('PUT', '/api/settings/model', { baseUrl: fake.baseUrl, model: 'fake-rp', apiKey: 'sk-secret-123', contextSize: 8192, maxTokens: 300 });
+    expect(saved.status).toBe(200);
+    expect(saved.text).not.toContain('sk-secret-123');
+    expect(saved.body).toMatchObject({ source: 'settings', offline: false, modelId: expect.stringContaining('fake-rp'), settings: { baseUrl: fake.baseUrl, model: 'fake-rp', hasApiKey: true, contextSize: 8192, maxTokens: 300 } });
+    expect((await api('GET', '/api/settings/model')).text).not.toContain('sk-secret-123');
+    const file = join(fx.dataDir, 'settings', 'model.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(file, 'utf8')).apiKey).toBe('sk-secret-123');
+
+    const before = fake.requests.length;
+    const messages = await playTurn(fx.server.url, 'settings-turn', 'Hello?');
+    expect((messages.at(-1)?.data as { reply: string } | undefined)?.reply).toBe('*Lia smiles.* The server answered this.');
+    const request = fake.requests.slice(before).find((r) => r.body.stream);
+    expect(request?.body.model).toBe('fake-rp');
+    expect((request?.body as { max_tokens?: number } | undefined)?.max_tokens).toBe(300);
+
+    // Keeping the key: a save without apiKey leaves it; null clears it.
+    await api('PUT', '/api/settings/model', { maxTokens: 200 });
+    expect(JSON.parse(await readFile(file, 'utf8')).apiKey).toBe('sk-secret-123');
+    const cleared = await api('PUT', '/api/settings/model', { apiKey: null, baseUrl: '', model: '' });
+    expect(cleared.body).toMatchObject({ source: 'offline', settings: { hasApiKey: false, baseUrl: null } });
+    expectError(await api('PUT', '/api/settings/model', { baseUrl: 'ftp://x' }), 400, 'INVALID_REQUEST');
+  });
+
+  it('lets the environment win over saved settings', async () => {
+    const { dir, cleanup } = await tempDataDir();
+    try {
+      await mkdir(join(dir, 'settings'), { recursive: true });
+      await writeFile(join(dir, 'settings', 'model.json'), JSON.stringify({ baseUrl: 'http://127.0.0.1:9/v1', model: 'saved-model' }), { mode: 0o600 });
+      const demo = await composeDemo({ dataDir: dir, env: { TROUPE_MODEL_BASE_URL: fake.baseUrl, TROUPE_MODEL: 'env-model' } });
+      try {
+        expect(demo.models.source).toBe('environment');
+        expect(demo.modelId).toContain('env-model');
+      } finally {
+        await demo.close();
+      }
+      const saved = await composeDemo({ dataDir: dir, env: {} });
+      try {
+        expect(saved.models.source).toBe('settings');
+        expect(saved.modelId).toContain('saved-model');
+      } finally {
+        await saved.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});
