@@ -47,8 +47,10 @@ export type {
   ChatStreamPart,
   ChatUsage,
   JsonOutputRequest,
+  ModelCapabilities,
   ModelRef,
   ModelRegistry,
+  Tokenizer,
   ToolCall,
   ToolSpec,
 } from './ports/chat-model.js';

@@ -1,5 +1,7 @@
 import { abortReason, type ChatModel, type ChatRequest, type ChatResponse } from '@troupe/kernel';
 import * as z from 'zod';
+import { extractJson } from './extract-json.js';
+import { splitInlineReasoning } from './inline-reasoning.js';
 import { ModelError } from './model-error.js';
 
 /** Options of {@link generateJson}. */
@@ -20,7 +22,8 @@ export interface JsonResult<T> {
 
 /**
  * Asks any {@link ChatModel} for JSON matching a zod schema: sends the schema as JSON Schema,
- * parses and validates the answer, and on invalid output makes ONE corrective call that shows the
+ * takes the first balanced JSON object of the answer (past any `<think>` block, code fence or
+ * prose), validates it, and on invalid output makes ONE corrective call that shows the
  * model its output and the validation issues. Abort is never retried.
  * @param model - any chat model (OpenAI-compatible, offline, scripted)
  * @param request - the request; `json` is filled in from `schema`
@@ -73,18 +76,14 @@ export async function generateJson<S extends z.ZodType>(
 }
 
 function validate<S extends z.ZodType>(text: string, schema: S): { ok: true; value: z.output<S> } | { ok: false; problem: string } {
+  // Any ChatModel may answer with inline reasoning, a code fence or prose around the JSON.
+  const answer = splitInlineReasoning(text).text;
   let data: unknown;
   try {
-    data = JSON.parse(stripFence(text));
+    data = JSON.parse(extractJson(answer) ?? answer);
   } catch (error) {
     return { ok: false, problem: `not JSON (${(error as Error).message})` };
   }
   const parsed = schema.safeParse(data);
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problem: z.prettifyError(parsed.error) };
-}
-
-function stripFence(text: string): string {
-  // Many local models wrap JSON in a Markdown code fence even in JSON mode.
-  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
-  return fenced?.[1] ?? text;
 }

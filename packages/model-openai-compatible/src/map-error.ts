@@ -24,7 +24,7 @@ export function toModelError(error: unknown, modelId: string, baseURL: string): 
   }
   if (error instanceof APIError && typeof error.status === 'number') {
     const status = error.status;
-    const serverMessage = error.message;
+    const serverMessage = serverMessageOf(error);
     const options = { cause: error, status, modelId };
     if (status === 401 || status === 403) {
       return new ModelError('MODEL_UNAUTHORIZED', `${modelId}: the server rejected the API key (HTTP ${status}). Check TROUPE_MODEL_API_KEY.`, options);
@@ -48,6 +48,42 @@ export function toModelError(error: unknown, modelId: string, baseURL: string): 
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ModelError('MODEL_FAILED', `${modelId}: model call failed: ${message}`, { cause: error, modelId });
+}
+
+/**
+ * The server's own message of an HTTP error (the body is normalised by `normalizingFetch`, so
+ * every server's shape arrives as `error.message`).
+ * @param error - an SDK HTTP error
+ */
+export function serverMessageOf(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined;
+  if (typeof body?.message === 'string' && body.message !== '') return body.message;
+  return error.message.replace(/^\d{3}\s+/, '');
+}
+
+/**
+ * Whether a failure is the server refusing the request as such: HTTP 400 or 422 that is not
+ * about the prompt's length — the answer a server gives to a field it does not know — or a 500
+ * whose message names the field (llama.cpp answered an unknown `response_format` type with 500).
+ * @param error - what the SDK threw
+ * @param field - words that name the field in a 500's message
+ */
+export function isRequestRejection(error: unknown, field?: RegExp): error is APIError {
+  if (!(error instanceof APIError) || typeof error.status !== 'number') return false;
+  const message = serverMessageOf(error);
+  if (error.status === 500) return field?.test(message) === true;
+  return (error.status === 400 || error.status === 422) && !CONTEXT_TOO_LONG.test(message);
+}
+
+/**
+ * Whether a failure says the server cannot do tool calling: Ollama "does not support tools"
+ * (400), vLLM without `--enable-auto-tool-choice` (400), llama.cpp without `--jinja` (400/500).
+ * @param error - what the SDK threw for a request that carried `tools`
+ */
+export function isToolsRejection(error: unknown): error is APIError {
+  if (!(error instanceof APIError) || typeof error.status !== 'number') return false;
+  if (error.status !== 400 && error.status !== 422 && error.status !== 500 && error.status !== 501) return false;
+  return /\btools?\b|tool[_ ]choice|function[_ ]call/i.test(serverMessageOf(error));
 }
 
 function describeCause(error: Error): string {

@@ -12,8 +12,12 @@
  * - `MODEL_SERVER_ERROR` — HTTP 5xx after the retries.
  * - `MODEL_RESPONSE_INVALID` — a non-streaming response did not have the OpenAI shape.
  * - `MODEL_STREAM_MALFORMED` — a streamed chunk was not JSON / not the OpenAI shape, or the
- *   stream ended without a finish reason.
+ *   stream ended before anything (content, reasoning or a tool call) arrived.
  * - `MODEL_JSON_INVALID` — JSON output still failed validation after the one corrective retry.
+ * - `MODEL_REASONING_ONLY` — the model reasoned but gave no answer (no content, no tool call);
+ *   usually the response length ran out while thinking (`details.finishReason`, `details.reasoning`).
+ * - `MODEL_TOOLS_UNSUPPORTED` — the server (or the `tools` setting) does not support tool calling;
+ *   the model's `capabilities.tools` is `false` from then on.
  * - `MODEL_FAILED` — anything else.
  */
 export type ModelErrorCode =
@@ -29,6 +33,8 @@ export type ModelErrorCode =
   | 'MODEL_RESPONSE_INVALID'
   | 'MODEL_STREAM_MALFORMED'
   | 'MODEL_JSON_INVALID'
+  | 'MODEL_REASONING_ONLY'
+  | 'MODEL_TOOLS_UNSUPPORTED'
   | 'MODEL_FAILED';
 
 const MODEL_ERROR_MARKER = Symbol.for('@troupe/model-openai-compatible/ModelError');

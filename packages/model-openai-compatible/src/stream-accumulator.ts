@@ -1,6 +1,7 @@
 import type { ChatResponse, ChatUsage, ToolCall } from '@troupe/kernel';
+import { InlineReasoningSplitter, type ReasoningSplit } from './inline-reasoning.js';
 import { fromWireFinishReason, parseToolArguments } from './to-wire.js';
-import type { WireChunk, WireUsageValue } from './wire-schemas.js';
+import { reasoningText, type WireChunk, type WireUsageValue } from './wire-schemas.js';
 
 interface PartialToolCall {
   id: string;
@@ -8,36 +9,71 @@ interface PartialToolCall {
   arguments: string;
 }
 
+/** How the accumulator reads content. */
+export interface AccumulatorOptions {
+  /** Split inline `<think>` blocks out of the content (false: content as sent). */
+  readonly thinkTags: boolean;
+  /** The model's answers start inside reasoning (its template opens `<think>`). */
+  readonly startsInReasoning: boolean;
+}
+
 /**
- * Collects streamed chunks into one {@link ChatResponse}: concatenates text, assembles tool calls
- * from their indexed fragments, keeps the finish reason and the (usually last) usage chunk.
+ * Collects streamed chunks into one {@link ChatResponse}: visible text and reasoning apart
+ * (reasoning fields and inline `<think>` blocks), tool calls assembled from their indexed
+ * fragments, the finish reason (`""` counts as none) and the usage chunk (which may come alone,
+ * with `choices: []`).
  */
 export class StreamAccumulator {
-  #text = '';
+  #fieldReasoning = '';
   #finishReason: string | undefined;
   #usage: ChatUsage | undefined;
   readonly #toolCalls = new Map<number, PartialToolCall>();
+  readonly #splitter: InlineReasoningSplitter | undefined;
+  #plainText = '';
+  #ended = false;
 
-  /** True once a chunk carried a finish reason (a stream without one was cut off). */
+  /** @param options - how to read content (default: split think tags, answers start as text) */
+  constructor(options: AccumulatorOptions = { thinkTags: true, startsInReasoning: false }) {
+    this.#splitter = options.thinkTags ? new InlineReasoningSplitter(options.startsInReasoning) : undefined;
+  }
+
+  /** True once a chunk carried a finish reason. */
   get finished(): boolean {
     return this.#finishReason !== undefined;
+  }
+
+  /** True when content, reasoning or a tool call arrived (a stream without them said nothing). */
+  get received(): boolean {
+    return this.#toolCalls.size > 0 || this.#text() !== '' || this.#reasoning() !== '';
+  }
+
+  /** True when the content closed a `</think>` it never opened (see {@link InlineReasoningSplitter}). */
+  get sawBareClose(): boolean {
+    return this.#splitter?.sawBareClose ?? false;
   }
 
   /**
    * Adds one chunk.
    * @param chunk - a validated chunk
-   * @returns the text this chunk added ('' when none)
+   * @returns the visible text and reasoning this chunk released
    */
-  add(chunk: WireChunk): string {
+  add(chunk: WireChunk): ReasoningSplit {
     if (chunk.usage) this.#usage = toUsage(chunk.usage);
-    let added = '';
+    let text = '';
+    let reasoning = '';
     for (const choice of chunk.choices) {
       // Only the first choice is used; n > 1 is never requested.
       if ((choice.index ?? 0) !== 0) continue;
+      const field = reasoningText(choice.delta?.reasoning_content) || reasoningText(choice.delta?.reasoning);
+      if (field) {
+        this.#fieldReasoning += field;
+        reasoning += field;
+      }
       const content = choice.delta?.content;
       if (content) {
-        this.#text += content;
-        added += content;
+        const released = this.#pushContent(content);
+        text += released.text;
+        reasoning += released.reasoning;
       }
       for (const fragment of choice.delta?.tool_calls ?? []) {
         const call = this.#toolCalls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
@@ -46,23 +82,53 @@ export class StreamAccumulator {
         if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
         this.#toolCalls.set(fragment.index, call);
       }
-      if (choice.finish_reason) this.#finishReason = choice.finish_reason;
+      const finish = fromWireFinishReason(choice.finish_reason);
+      if (finish) this.#finishReason = choice.finish_reason ?? undefined;
     }
-    return added;
+    return { text, reasoning };
   }
 
-  /** The complete response. */
+  /**
+   * Ends the stream: releases content held back while it might have been a tag.
+   * @returns the last visible text and reasoning
+   */
+  end(): ReasoningSplit {
+    if (this.#ended || !this.#splitter) return { text: '', reasoning: '' };
+    this.#ended = true;
+    return this.#splitter.end();
+  }
+
+  /** The complete response (call {@link end} first). */
   response(): ChatResponse {
     const toolCalls: ToolCall[] = [...this.#toolCalls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, call]) => ({ id: call.id || `call_${index}`, name: call.name, arguments: parseToolArguments(call.arguments) }));
     const finishReason = fromWireFinishReason(this.#finishReason);
+    const reasoning = this.#reasoning();
     return {
-      text: this.#text,
+      text: this.#text(),
+      ...(reasoning ? { reasoning } : {}),
       ...(toolCalls.length > 0 ? { toolCalls } : {}),
       ...(this.#usage ? { usage: this.#usage } : {}),
       ...(finishReason ? { finishReason } : {}),
     };
+  }
+
+  #pushContent(content: string): ReasoningSplit {
+    if (!this.#splitter) {
+      this.#plainText += content;
+      return { text: content, reasoning: '' };
+    }
+    return this.#splitter.push(content);
+  }
+
+  #text(): string {
+    return this.#splitter ? this.#splitter.text : this.#plainText;
+  }
+
+  #reasoning(): string {
+    const inline = this.#splitter?.reasoning ?? '';
+    return this.#fieldReasoning && inline ? `${this.#fieldReasoning}\n${inline}` : this.#fieldReasoning || inline;
   }
 }
 

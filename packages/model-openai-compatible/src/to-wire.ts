@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatRequest, ToolCall } from '@troupe/kernel';
-import type { OpenAICompatibleConfig } from './config.js';
+import type { OpenAICompatibleConfig, StructuredOutputLevel } from './config.js';
 import { ModelError } from './model-error.js';
+import { jsonRequestShape } from './structured-output.js';
 
 // OpenAI only accepts ASCII-ish speaker names; a character called "林默" would get a 400.
 const WIRE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -39,20 +40,31 @@ function toWireToolCall(call: ToolCall): Record<string, unknown> {
   return { id: call.id, type: 'function', function: { name: call.name, arguments: args } };
 }
 
+/** Per-request choices the model makes from what it knows about the server. */
+export interface WireBodyOptions {
+  /** Whether to stream. */
+  readonly stream: boolean;
+  /** Whether to send `stream_options.include_usage` (streams only). */
+  readonly streamUsage: boolean;
+  /** The structured output level for a JSON request. */
+  readonly jsonLevel?: StructuredOutputLevel;
+}
+
 /**
  * Builds the request body for `POST /chat/completions`.
  * @param request - the kernel request
  * @param config - resolved configuration
- * @param stream - whether to stream
+ * @param options - streaming, stream usage and the JSON level
  * @param modelId - for error messages
  * @returns the JSON body
  */
-export function toWireBody(request: ChatRequest, config: OpenAICompatibleConfig, stream: boolean, modelId: string): Record<string, unknown> {
+export function toWireBody(request: ChatRequest, config: OpenAICompatibleConfig, options: WireBodyOptions, modelId: string): Record<string, unknown> {
   const temperature = request.temperature ?? config.temperature;
+  const shape = request.json ? jsonRequestShape(request, options.jsonLevel ?? 'json_object') : undefined;
   const body: Record<string, unknown> = {
     ...config.extraBody,
     model: config.model,
-    messages: toWireMessages(request.messages, modelId),
+    messages: toWireMessages(shape?.messages ?? request.messages, modelId),
     ...(temperature !== undefined ? { temperature } : {}),
     ...(request.maxOutputTokens !== undefined ? { max_tokens: request.maxOutputTokens } : {}),
   };
@@ -62,16 +74,10 @@ export function toWireBody(request: ChatRequest, config: OpenAICompatibleConfig,
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }));
   }
-  if (request.json) {
-    const schema = typeof request.json === 'object' ? request.json.schema : undefined;
-    body.response_format =
-      schema && config.structuredOutputs
-        ? { type: 'json_schema', json_schema: { name: (typeof request.json === 'object' && request.json.name) || 'output', schema, strict: false } }
-        : { type: 'json_object' };
-  }
-  if (stream) {
+  if (shape?.responseFormat) body.response_format = shape.responseFormat;
+  if (options.stream) {
     body.stream = true;
-    if (config.streamUsage) body.stream_options = { include_usage: true };
+    if (options.streamUsage) body.stream_options = { include_usage: true };
   }
   return body;
 }
@@ -81,7 +87,8 @@ export function toWireBody(request: ChatRequest, config: OpenAICompatibleConfig,
  * @param reason - the wire finish reason
  */
 export function fromWireFinishReason(reason: string | null | undefined): string | undefined {
-  if (!reason) return undefined;
+  // Some servers send `""` on every chunk, or on the last one, for "no reason".
+  if (!reason || reason.trim() === '') return undefined;
   if (reason === 'tool_calls' || reason === 'function_call') return 'tool-calls';
   if (reason === 'content_filter') return 'content-filter';
   return reason;

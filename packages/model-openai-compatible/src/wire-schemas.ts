@@ -21,6 +21,10 @@ export const CompletionSchema = z.looseObject({
       z.looseObject({
         message: z.looseObject({
           content: z.string().nullish(),
+          // vLLM before 0.10, llama.cpp, LM Studio, DeepSeek: `reasoning_content`; vLLM 0.10+,
+          // Ollama, OpenRouter: `reasoning`. Read only when a string.
+          reasoning_content: z.unknown().optional(),
+          reasoning: z.unknown().optional(),
           tool_calls: z.array(WireToolCall).nullish(),
         }),
         finish_reason: z.string().nullish(),
@@ -32,12 +36,15 @@ export const CompletionSchema = z.looseObject({
 
 /** One streamed chunk (`data:` line) of a streaming response. */
 export const ChunkSchema = z.looseObject({
+  // A usage-only chunk has `choices: []`, and some gateways leave `choices` out entirely.
   choices: z.array(
     z.looseObject({
       index: z.number().optional(),
       delta: z
         .looseObject({
           content: z.string().nullish(),
+          reasoning_content: z.unknown().optional(),
+          reasoning: z.unknown().optional(),
           tool_calls: z
             .array(
               z.looseObject({
@@ -51,9 +58,18 @@ export const ChunkSchema = z.looseObject({
         .nullish(),
       finish_reason: z.string().nullish(),
     }),
-  ),
+  ).nullish().transform((choices) => choices ?? []),
   usage: WireUsage.nullish(),
 });
+
+/**
+ * A reasoning field's text: servers send a string; anything else (absent, null, a structured
+ * `reasoning_details` elsewhere) counts as none.
+ * @param value - `reasoning_content` or `reasoning` as sent
+ */
+export function reasoningText(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
 
 /** A parsed streamed chunk. */
 export type WireChunk = z.infer<typeof ChunkSchema>;

@@ -93,14 +93,15 @@ describe('malformed streams', () => {
     expect(error.details).toEqual({ chunk: { choices: 'nope' } });
   });
 
-  it('a stream cut off before a finish reason → MODEL_STREAM_MALFORMED', async () => {
+  it('a stream that ends before anything arrived → MODEL_STREAM_MALFORMED', async () => {
     const { error, parts } = await streamFailure((_req, res) => {
       startSse(res);
-      sse(res, chunk({ content: 'Half a sen' }));
+      sse(res, chunk({ role: 'assistant' }));
+      sse(res, '[DONE]');
       res.end();
     });
     expect(error.code).toBe('MODEL_STREAM_MALFORMED');
-    expect(parts).toHaveLength(1);
+    expect(parts).toHaveLength(0);
   });
 
   it('an error event inside the stream → MODEL_SERVER_ERROR', async () => {

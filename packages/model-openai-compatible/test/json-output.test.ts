@@ -46,7 +46,8 @@ describe('JSON output', () => {
     expect(server.requests).toHaveLength(2);
     const retryMessages = server.requests[1]?.body.messages as { role: string; content: string }[];
     expect(retryMessages).toHaveLength(4);
-    expect(retryMessages[2]).toEqual({ role: 'assistant', content: answers[0] });
+    // The provider hands back the JSON it found in the fenced answer.
+    expect(retryMessages[2]).toEqual({ role: 'assistant', content: '{"name":"Lin Mo","mood":"furious","intensity":7}' });
     expect(retryMessages[3]?.role).toBe('user');
     expect(retryMessages[3]?.content).toContain('mood');
   });

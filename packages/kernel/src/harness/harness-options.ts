@@ -41,6 +41,8 @@ export interface RunTurnOptions {
   readonly signal?: AbortSignal;
   /** Receives the actor's reply text as it streams (when the model streams). */
   readonly onReplyDelta?: (text: string) => void;
+  /** Receives the actor's reasoning as it streams (reasoning models), e.g. for a collapsed "thinking" view. */
+  readonly onReasoningDelta?: (text: string) => void;
   /** Receives each event as a handler queues it (live progress for UIs). */
   readonly onEvent?: (event: { readonly type: string; readonly data: unknown }) => void;
 }
@@ -59,6 +61,8 @@ export interface TurnResult {
   /** Failures of `postReview` handlers (the turn still succeeded). */
   readonly postReviewErrors: readonly KernelError[];
   readonly usage?: ChatUsage;
+  /** The actor's reasoning, when the model produced any (kept out of `reply` and the history). */
+  readonly reasoning?: string;
 }
 
 /** A booted kernel instance. */

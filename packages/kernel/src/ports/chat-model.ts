@@ -68,17 +68,51 @@ export interface ChatUsage {
 
 /** The result of one model call. */
 export interface ChatResponse {
+  /** The visible answer, without any reasoning (a provider separates `<think>…</think>` and reasoning fields). */
   readonly text: string;
+  /**
+   * The model's reasoning ("thinking"), when it produced any: kept apart from `text` so it never
+   * reaches a reply, a JSON parser or the next prompt; an app may show it collapsed.
+   */
+  readonly reasoning?: string;
   readonly toolCalls?: readonly ToolCall[];
   readonly usage?: ChatUsage;
   /** Provider finish reason (`stop`, `length`, `tool-calls`, …) when known. */
   readonly finishReason?: string;
 }
 
-/** A streamed piece of a response: text as it arrives, then exactly one `finish`. */
+/**
+ * A streamed piece of a response: visible text and reasoning as they arrive, then exactly one
+ * `finish`. The finish's `response` is authoritative: when a provider learns late that streamed
+ * text was reasoning (a `</think>` without an opening tag), `response.text` is the clean answer.
+ */
 export type ChatStreamPart =
   | { readonly type: 'text-delta'; readonly text: string }
+  | { readonly type: 'reasoning-delta'; readonly text: string }
   | { readonly type: 'finish'; readonly response: ChatResponse };
+
+/**
+ * What a model is known to support. `undefined` means "not known yet": a provider may learn it
+ * from the server's answers (e.g. a server that rejects `tools`) and update the value.
+ */
+export interface ModelCapabilities {
+  /** Native tool calling (`tools` in a request). `false`: callers should use a JSON fallback. */
+  readonly tools?: boolean;
+}
+
+/**
+ * Counts tokens of text for prompt budgeting. Implementations: an exact BPE for the model's
+ * family, or an estimate; the kernel calibrates either against the `usage.inputTokens` a server
+ * reports.
+ */
+export interface Tokenizer {
+  /** Identifies the counting method, e.g. `o200k_base` or `estimate`. */
+  readonly id: string;
+  /** True when the count is exact for the model (not an estimate). */
+  readonly exact: boolean;
+  /** Number of tokens of `text`. Pure and synchronous. */
+  count(text: string): number;
+}
 
 /**
  * The kernel's port to a language model. Every stage and the actor talk to models only through
@@ -87,6 +121,10 @@ export type ChatStreamPart =
 export interface ChatModel {
   /** Stable identifier, e.g. `openai-compatible:qwen2.5` or `offline`. */
   readonly id: string;
+  /** What the model supports, as far as known (see {@link ModelCapabilities}). */
+  readonly capabilities?: ModelCapabilities;
+  /** How to count this model's tokens; without one the kernel uses its Chinese-aware estimate. */
+  readonly tokenizer?: Tokenizer;
   /** One complete call. Rejects with the abort reason when `request.signal` aborts. */
   generate(request: ChatRequest): Promise<ChatResponse>;
   /** Optional streaming variant; the kernel uses it for the actor when present. */

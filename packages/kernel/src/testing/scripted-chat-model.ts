@@ -51,6 +51,7 @@ export class ScriptedChatModel implements ChatModel {
 
   async *stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
     const response = await this.generate(request);
+    if (response.reasoning) yield { type: 'reasoning-delta', text: response.reasoning };
     const size = this.#chunk === false ? response.text.length : Math.max(1, this.#chunk);
     for (let offset = 0; offset < response.text.length; offset += size) {
       if (request.signal.aborted) throw abortReason(request.signal);

@@ -93,12 +93,12 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
       messages: prepared.history,
       signal,
       meta: { stage: 'actor', sessionId: input.sessionId, turnId },
-    }, options.onReplyDelta);
+    }, options);
 
     const reviewed = await runWaterfall(services.hooks.get('review'), { text: actor.text }, state, services.runner);
     if (signal.aborted) throw abortReason(signal);
 
-    state.queue(TURN_COMMITTED, { input: input.text, reply: reviewed.text, ...(actor.usage ? { usage: actor.usage } : {}) } satisfies TurnCommittedData, {
+    state.queue(TURN_COMMITTED, { input: input.text, reply: reviewed.text, ...(actor.usage ? { usage: actor.usage } : {}), ...(actor.reasoning ? { reasoning: actor.reasoning } : {}) } satisfies TurnCommittedData, {
       ignorable: false,
     });
     const commitEvents = await state.flush();
@@ -123,6 +123,7 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
       events: [...commitEvents, ...laterEvents],
       postReviewErrors,
       ...(actor.usage ? { usage: actor.usage } : {}),
+      ...(actor.reasoning ? { reasoning: actor.reasoning } : {}),
     };
   } catch (error) {
     if (signal.aborted) {
@@ -147,23 +148,37 @@ async function recordFailure(state: TurnState, error: unknown, logger: Logger): 
 }
 
 /** Calls the actor model, streaming when the model can; wraps failures as KERNEL_MODEL_FAILED. */
-async function callActor(model: ChatModel, request: ChatRequest, onDelta: ((text: string) => void) | undefined): Promise<ChatResponse> {
+async function callActor(model: ChatModel, request: ChatRequest, options: RunTurnOptions): Promise<ChatResponse> {
+  let response: ChatResponse;
   try {
-    if (model.stream && onDelta) {
-      let text = '';
-      for await (const part of model.stream(request)) {
-        if (part.type === 'text-delta') {
-          text += part.text;
-          onDelta(part.text);
-        } else {
-          return { ...part.response, text: part.response.text || text };
-        }
-      }
-      return { text };
-    }
-    return await model.generate(request);
+    response = model.stream && (options.onReplyDelta || options.onReasoningDelta) ? await streamActor(model, request, options) : await model.generate(request);
   } catch (error) {
     if (request.signal.aborted) throw abortReason(request.signal);
     throw new KernelError('KERNEL_MODEL_FAILED', `The actor model "${model.id}" failed: ${describeError(error).message}`, { cause: error });
   }
+  // Never commit an empty reply because the model only thought (any provider, not only ours).
+  if (response.text.trim() === '' && response.reasoning?.trim()) {
+    throw new KernelError('KERNEL_MODEL_FAILED', `The actor model "${model.id}" answered with reasoning only and no reply.`, {
+      details: { reason: 'reasoning-only', ...(response.finishReason ? { finishReason: response.finishReason } : {}) },
+    });
+  }
+  return response;
+}
+
+async function streamActor(model: ChatModel, request: ChatRequest, options: RunTurnOptions): Promise<ChatResponse> {
+  let text = '';
+  let reasoning = '';
+  for await (const part of model.stream!(request)) {
+    if (part.type === 'text-delta') {
+      text += part.text;
+      options.onReplyDelta?.(part.text);
+    } else if (part.type === 'reasoning-delta') {
+      reasoning += part.text;
+      options.onReasoningDelta?.(part.text);
+    } else {
+      // The finish response is authoritative (a provider may learn late that text was reasoning).
+      return { ...part.response, text: part.response.text || (part.response.reasoning === undefined ? text : '') };
+    }
+  }
+  return { text, ...(reasoning ? { reasoning } : {}) };
 }

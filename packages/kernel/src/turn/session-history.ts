@@ -8,6 +8,8 @@ export const TURN_COMMITTED = 'kernel/turn-committed';
 export interface TurnCommittedData {
   readonly input: string;
   readonly reply: string;
+  /** The actor's reasoning, when it produced any: shown collapsed by apps, never sent back to a model. */
+  readonly reasoning?: string;
 }
 
 /** A committed turn as the player saw it: its latest step's input and visible reply. */
@@ -32,7 +34,8 @@ export function foldCommittedTurns(events: readonly SessionEvent[], turns: Map<s
     if (event.type !== TURN_COMMITTED) continue;
     const data = event.data as Partial<TurnCommittedData> | null;
     if (typeof data?.input !== 'string' || typeof data.reply !== 'string') continue;
-    turns.set(event.turnId, { turnId: event.turnId, step: event.step, at: event.at, input: data.input, reply: data.reply });
+    const reasoning = typeof data.reasoning === 'string' && data.reasoning !== '' ? { reasoning: data.reasoning } : {};
+    turns.set(event.turnId, { turnId: event.turnId, step: event.step, at: event.at, input: data.input, reply: data.reply, ...reasoning });
   }
   return turns;
 }
