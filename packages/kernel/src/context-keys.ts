@@ -31,14 +31,49 @@ export interface StoryDraft {
 }
 
 /**
+ * Where an activated world-info entry goes, in SillyTavern's terms: before / after the character
+ * definitions (`worldInfoBefore` / `worldInfoAfter`), around the author's note, around the
+ * example messages, or inside the chat at a depth (counted from the newest message).
+ */
+export type WorldInfoPosition = 'before' | 'after' | 'authorsNoteTop' | 'authorsNoteBottom' | 'examplesTop' | 'examplesBottom' | 'atDepth';
+
+/** One world-info entry that activated this turn, ready to be placed (macros not yet expanded). */
+export interface ActivatedWorldInfoEntry {
+  /** `<book>.<uid>`: unique within a turn. */
+  readonly id: string;
+  /** The book's name. */
+  readonly book: string;
+  /** The entry's uid within its book. */
+  readonly uid: string;
+  /** The entry's title (ST `comment`), for logs and the UI. */
+  readonly comment: string;
+  readonly content: string;
+  readonly position: WorldInfoPosition;
+  /** Insertion order: lower first within a position (ST: higher order sits closer to the end). */
+  readonly order: number;
+  /** For `atDepth`: 0 = after the newest message. */
+  readonly depth: number;
+  /** For `atDepth`: the role of the injected message. */
+  readonly role: 'system' | 'user' | 'assistant';
+}
+
+/** The world info activated for one turn, in placement order. */
+export interface ActivatedWorldInfo {
+  readonly entries: readonly ActivatedWorldInfoEntry[];
+}
+
+/**
  * Context keys shared between plugins. Writers and readers:
  * - `dioCompiledPrompt`: set by `@troupe/plugin-dio` (a verified complete character prompt),
  *   read by `@troupe/plugin-actor-assembler` (the DIO slot rules).
  * - `storyDraft`: set by `@troupe/plugin-story`, placed by the actor assembler.
  * - `templateVariables`: variables any plugin contributes to prompt macros (`{{getvar::name}}`).
+ * - `worldInfo`: set by `@troupe/plugin-lorebook` (entries activated this turn), placed by the
+ *   actor assembler at SillyTavern's positions; public material the story research stage may read.
  */
 export const contextKeys = Object.freeze({
   dioCompiledPrompt: defineContextKey<string>('@troupe/kernel/context/dioCompiledPrompt'),
   storyDraft: defineContextKey<StoryDraft>('@troupe/kernel/context/storyDraft'),
   templateVariables: defineContextKey<Readonly<Record<string, string>>>('@troupe/kernel/context/templateVariables'),
+  worldInfo: defineContextKey<ActivatedWorldInfo>('@troupe/kernel/context/worldInfo'),
 });

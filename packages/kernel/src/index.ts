@@ -20,7 +20,7 @@ export type { Scenario, TurnInput } from './turn/turn-input.js';
 export { foldCommittedTurns, historyFromEvents, messagesFromTurns, TURN_COMMITTED } from './turn/session-history.js';
 export type { CommittedTurnRecord, TurnCommittedData } from './turn/session-history.js';
 export { contextKeys, defineContextKey } from './context-keys.js';
-export type { ContextKey, StoryDraft } from './context-keys.js';
+export type { ActivatedWorldInfo, ActivatedWorldInfoEntry, ContextKey, StoryDraft, WorldInfoPosition } from './context-keys.js';
 export { KernelError, describeError, toError } from './errors.js';
 export type { KernelErrorCode, KernelErrorOptions } from './errors.js';
 export { abortReason, isAbortError, linkedController, raceAbort, throwIfAborted } from './abort.js';
