@@ -1,0 +1,104 @@
+import * as z from 'zod';
+import type { Lorebook } from './entry.js';
+import { LorebookError, describeZodIssues } from './errors.js';
+import { WorldInfoSettingsSchema, type WorldInfoSettings, type WorldInfoSettingsInput } from './settings.js';
+import { EMPTY_STATE, type WorldInfoState, WorldInfoStateSchema } from './timed-effects.js';
+
+/** A chat message as world info scans it. */
+export interface ScanMessage {
+  readonly role: 'system' | 'user' | 'assistant' | 'tool';
+  readonly content: string;
+  /** Speaker name for `includeNames` (default: `names.user` / `names.char` by role). */
+  readonly name?: string;
+}
+
+/** Everything one activation reads. Pure: nothing here is mutated. */
+export interface ActivateWorldInfoInput {
+  /** Books in play (names must be unique). */
+  readonly books: readonly Lorebook[];
+  /** Earlier messages, oldest first. */
+  readonly messages: readonly ScanMessage[];
+  /** The player's current input: the newest message of the scan. */
+  readonly input: string;
+  readonly settings?: WorldInfoSettingsInput;
+  /** The state returned by the previous activation in this chat (timed effects). */
+  readonly state?: WorldInfoState;
+  /** Seed for probability rolls and group draws; the same seed gives the same result (default 0). */
+  readonly seed?: string | number;
+  /** Speaker names for `includeNames` and for `{{user}}`/`{{char}}` in keys and content. */
+  readonly names?: { readonly user?: string; readonly char?: string };
+  /** Macro substitution applied to keys and content (ST `substituteParams`); default `{{user}}`/`{{char}}` only. */
+  readonly substitute?: (text: string) => string;
+  /** Token counter for the budget (default `estimateTokens`). */
+  readonly countTokens?: (text: string) => number;
+}
+
+const EntrySchema = z.looseObject({
+  uid: z.string(),
+  comment: z.string(),
+  content: z.string(),
+  keys: z.array(z.string()),
+  secondaryKeys: z.array(z.string()),
+  selective: z.boolean(),
+  selectiveLogic: z.enum(['andAny', 'notAll', 'notAny', 'andAll']),
+  constant: z.boolean(),
+  disabled: z.boolean(),
+  order: z.number(),
+  position: z.enum(['before', 'after', 'authorsNoteTop', 'authorsNoteBottom', 'examplesTop', 'examplesBottom', 'atDepth']),
+  depth: z.number().int().min(0),
+  role: z.enum(['system', 'user', 'assistant']),
+  excludeRecursion: z.boolean(),
+  preventRecursion: z.boolean(),
+  delayUntilRecursion: z.number().int().min(0),
+  probability: z.number().min(0).max(100),
+  useProbability: z.boolean(),
+  groups: z.array(z.string()),
+  groupOverride: z.boolean(),
+  groupWeight: z.number().min(0),
+  useGroupScoring: z.boolean().nullable(),
+  scanDepth: z.number().int().min(0).nullable(),
+  caseSensitive: z.boolean().nullable(),
+  matchWholeWords: z.boolean().nullable(),
+  sticky: z.number().int().min(0),
+  cooldown: z.number().int().min(0),
+  delay: z.number().int().min(0),
+  decorators: z.array(z.string()),
+});
+
+const InputSchema = z.object({
+  books: z.array(z.looseObject({ name: z.string().min(1).max(256), scope: z.enum(['chat', 'character', 'global']).optional(), entries: z.array(EntrySchema).max(10_000) })).max(100),
+  messages: z.array(z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string(), name: z.string().optional() })),
+  input: z.string(),
+  settings: WorldInfoSettingsSchema.optional(),
+  state: z.unknown().optional(),
+  seed: z.union([z.string(), z.number()]).optional(),
+  names: z.object({ user: z.string().optional(), char: z.string().optional() }).optional(),
+});
+
+/** The validated input with defaults applied. */
+export interface CheckedInput {
+  readonly settings: WorldInfoSettings;
+  readonly state: WorldInfoState;
+}
+
+/**
+ * Validates an activation's input at the boundary (zod). A malformed stored state is not an
+ * error: like ST, bad effects are dropped and the rest kept.
+ * @param input - the caller's input
+ * @returns settings with defaults and the state
+ * @throws {LorebookError} LOREBOOK_INPUT_INVALID, LOREBOOK_DUPLICATE_BOOK
+ */
+export function checkActivationInput(input: ActivateWorldInfoInput): CheckedInput {
+  const parsed = InputSchema.safeParse(input);
+  if (!parsed.success) {
+    const described = describeZodIssues(parsed.error.issues);
+    throw new LorebookError('LOREBOOK_INPUT_INVALID', `Invalid world-info activation input: ${described.summary}`, described.issues);
+  }
+  const names = new Set<string>();
+  for (const book of input.books) {
+    if (names.has(book.name)) throw new LorebookError('LOREBOOK_DUPLICATE_BOOK', `Two books are named "${book.name}"; entry ids (<book>.<uid>) would clash`);
+    names.add(book.name);
+  }
+  const state = WorldInfoStateSchema.safeParse(input.state ?? EMPTY_STATE);
+  return { settings: parsed.data.settings ?? WorldInfoSettingsSchema.parse({}), state: state.success ? state.data : EMPTY_STATE };
+}

@@ -1,0 +1,15 @@
+import type { WorldInfoEntry } from './entry.js';
+import type { Lorebook } from './entry.js';
+
+/** An entry as one activation handles it: with its book, id and place in the scan order. */
+export interface Candidate {
+  /** `<book>.<uid>`. */
+  readonly id: string;
+  readonly book: Lorebook;
+  readonly entry: WorldInfoEntry;
+  /** Index in the scan order (chat books, then character/global by strategy, each by order). */
+  readonly rank: number;
+  /** Primary keys after macro substitution. */
+  readonly keys: readonly string[];
+  readonly secondaryKeys: readonly string[];
+}

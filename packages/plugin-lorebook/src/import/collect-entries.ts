@@ -1,0 +1,49 @@
+import * as z from 'zod';
+import type { LorebookScope, WorldInfoEntry } from '../entry.js';
+import { LorebookError, describeZodIssues } from '../errors.js';
+import type { LorebookImport, SkippedEntry } from './import-result.js';
+import { MAX_BOOK_ENTRIES, StEntrySchema, normaliseStEntry } from './st-entry.js';
+
+/**
+ * Validates and normalises ST-shaped entries into a book; an entry that fails validation fails the
+ * whole import (with its path), so a malformed file never half-imports.
+ * @param name - the book's name
+ * @param scope - where the book is attached
+ * @param items - `[fallbackUid, ST-shaped entry, path prefix]` per entry
+ * @returns the book and the skipped entries
+ * @throws {LorebookError} LOREBOOK_INVALID, LOREBOOK_TOO_LARGE
+ */
+export function collectEntries(name: string, scope: LorebookScope, items: readonly (readonly [string, unknown, string])[]): LorebookImport {
+  if (items.length > MAX_BOOK_ENTRIES) throw new LorebookError('LOREBOOK_TOO_LARGE', `Book "${name}" has ${items.length} entries; the limit is ${MAX_BOOK_ENTRIES}`);
+  const entries: WorldInfoEntry[] = [];
+  const skipped: SkippedEntry[] = [];
+  const seen = new Set<string>();
+  const issues: z.core.$ZodIssue[] = [];
+  for (const [fallbackUid, raw, path] of items) {
+    const parsed = StEntrySchema.safeParse(raw);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) issues.push({ ...issue, path: [...path.split('.'), ...issue.path] });
+      continue;
+    }
+    const result = normaliseStEntry(parsed.data, fallbackUid);
+    if ('skipped' in result) {
+      skipped.push({ uid: parsed.data.uid === undefined ? fallbackUid : String(parsed.data.uid), reason: result.skipped });
+      continue;
+    }
+    // Two entries with one uid would share timed effects; ST keys its entries by uid, so keep the first.
+    if (seen.has(result.entry.uid)) {
+      skipped.push({ uid: result.entry.uid, reason: 'duplicate uid' });
+      continue;
+    }
+    seen.add(result.entry.uid);
+    entries.push(result.entry);
+  }
+  if (issues.length > 0) {
+    const described = describeZodIssues(issues);
+    throw new LorebookError('LOREBOOK_INVALID', `Invalid world info "${name}": ${described.summary}`, described.issues);
+  }
+  return { book: { name, scope, entries }, skipped };
+}
+
+/** Book-level name field, when the file carries one. */
+export const NamedSchema = z.looseObject({ name: z.string().optional() });

@@ -1,0 +1,26 @@
+// Public API of @troupe/plugin-lorebook. Explicit named exports only.
+export { activateWorldInfo } from './activate.js';
+export type { ActivatedEntry, ActivationReason, RejectedEntry, RejectionReason, WorldInfoActivation, WorldInfoByPosition } from './activate.js';
+export type { ActivateWorldInfoInput, ScanMessage } from './activation-input.js';
+export type { Lorebook, LorebookScope, SelectiveLogic, WorldInfoEntry, WorldInfoRole } from './entry.js';
+export { LorebookError } from './errors.js';
+export type { LorebookErrorCode, LorebookIssue } from './errors.js';
+export { LOREBOOK_ACTIVATED_EVENT, LOREBOOK_STATE_EVENT, LOREBOOK_STATE_KEY } from './events.js';
+export type { ActivatedEventData, ActivatedEventEntry } from './events.js';
+export { importCardLorebook, importCharacterBook } from './import/character-book.js';
+export type { ImportCharacterBookOptions } from './import/character-book.js';
+export type { LorebookImport, SkippedEntry } from './import/import-result.js';
+export { MAX_LOREBOOK_JSON_CHARS } from './import/parse-json.js';
+export { DEFAULT_DEPTH, DEFAULT_GROUP_WEIGHT, MAX_BOOK_ENTRIES } from './import/st-entry.js';
+export { importWorldInfo } from './import/world-info-file.js';
+export type { ImportWorldInfoOptions } from './import/world-info-file.js';
+export { parseRegexKey } from './match/regex-key.js';
+export { lorebookPlugin, LOREBOOK_PLUGIN_NAME } from './plugin.js';
+export type { BookSource, LorebookPluginOptions } from './plugin.js';
+export { WorldInfoSettingsSchema, worldInfoBudget } from './settings.js';
+export type { WorldInfoSettings, WorldInfoSettingsInput } from './settings.js';
+export { seededRandom } from './seeded-random.js';
+export type { RandomSource } from './seeded-random.js';
+export { EMPTY_STATE, WorldInfoStateSchema } from './timed-effects.js';
+export type { TimedEffect, WorldInfoState } from './timed-effects.js';
+export { estimateTokens } from './token-estimate.js';

@@ -1,0 +1,116 @@
+import { type MatchOptions, matchKey } from './match/match-key.js';
+import { parseRegexKey } from './match/regex-key.js';
+
+interface Memo {
+  found: boolean;
+  checked: number;
+}
+
+/**
+ * The text one entry is matched against: the newest messages up to a depth, then the recursion
+ * texts, joined by newlines. Plain-key results are remembered per part, so a recursive pass only
+ * reads the text that pass added (a plain key cannot span the newline between two parts).
+ */
+export class ScanText {
+  readonly #parts: string[] = [];
+  readonly #folded: string[] = [];
+  #joined: string | undefined;
+  // Per options (case × whole words): key → whether found, and in how many parts it was looked for.
+  readonly #memo = [new Map<string, Memo>(), new Map<string, Memo>(), new Map<string, Memo>(), new Map<string, Memo>()];
+
+  /**
+   * @param parts - the first parts (the joined messages)
+   */
+  constructor(parts: readonly string[]) {
+    for (const part of parts) this.add(part);
+  }
+
+  /**
+   * Appends a part (recursion text).
+   * @param part - text
+   */
+  add(part: string): void {
+    this.#parts.push(part);
+    this.#folded.push(part.toLowerCase());
+    this.#joined = undefined;
+  }
+
+  /** The whole text, as ST scans it. */
+  get text(): string {
+    this.#joined ??= this.#parts.join('\n');
+    return this.#joined;
+  }
+
+  /**
+   * Whether a key is present (see `matchKey`).
+   * @param key - the key, trimmed
+   * @param options - case sensitivity and whole-word matching
+   * @returns true when found
+   */
+  has(key: string, options: MatchOptions): boolean {
+    if (this.#parts.length === 0 || key === '') return false;
+    // Regex keys and keys with a newline may span parts: test them on the whole text.
+    if (parseRegexKey(key) !== null || key.includes('\n')) return matchKey(this.text, key, options);
+    const memos = this.#memo[(options.caseSensitive ? 2 : 0) + (options.matchWholeWords ? 1 : 0)]!;
+    let memo = memos.get(key);
+    if (memo === undefined) {
+      memo = { found: false, checked: 0 };
+      memos.set(key, memo);
+    }
+    while (!memo.found && memo.checked < this.#parts.length) {
+      const part = this.#parts[memo.checked]!;
+      memo.found = matchKey(part, key, options, this.#folded[memo.checked]);
+      memo.checked++;
+    }
+    return memo.found;
+  }
+}
+
+const EMPTY = new ScanText([]);
+
+/**
+ * What a scan reads (ST's WorldInfoBuffer): the newest messages up to a depth, plus the content
+ * of entries activated in earlier passes once recursion has started. One {@link ScanText} per
+ * depth in use, so 400 entries with the same scan depth share it.
+ */
+export class ScanBuffer {
+  /** Messages, newest first. */
+  readonly #messages: readonly string[];
+  readonly #recursion: string[] = [];
+  readonly #texts = new Map<number, ScanText>();
+
+  /**
+   * @param newestFirst - message texts, newest first (the current input at index 0)
+   */
+  constructor(newestFirst: readonly string[]) {
+    this.#messages = newestFirst.map((message) => message.trim());
+  }
+
+  /**
+   * The text to scan at a depth: the `depth` newest messages, then the recursion texts. Depth 0
+   * scans nothing at all, as in ST (such an entry only activates as constant, sticky or by
+   * decorator).
+   * @param depth - how many messages (capped at 1000)
+   * @returns the scan text
+   */
+  get(depth: number): ScanText {
+    const capped = Math.min(Math.max(depth, 0), 1000);
+    if (capped === 0) return EMPTY;
+    let text = this.#texts.get(capped);
+    if (!text) {
+      text = new ScanText([this.#messages.slice(0, capped).join('\n'), ...this.#recursion]);
+      this.#texts.set(capped, text);
+    }
+    return text;
+  }
+
+  /**
+   * Adds activated entries' text for the next (recursive) pass.
+   * @param text - the joined content of the entries
+   */
+  addRecursion(text: string): void {
+    if (text === '') return;
+    this.#recursion.push(text);
+    for (const scan of this.#texts.values()) scan.add(text);
+  }
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { parseRegexKey } from '../src/index.js';
+import { book, fired } from './helpers.js';
+
+// Expected results follow SillyTavern's WorldInfoBuffer.matchKeys (public/scripts/world-info.js).
+describe('primary keys', () => {
+  it('a plain key matches case-insensitively by default, anywhere in the scanned text', () => {
+    const books = [book([{ key: ['Dragon'], content: 'dragons breathe fire' }, { key: ['griffin'], content: 'x' }])];
+    expect(fired({ books, input: 'I saw a DRAGON today' })).toEqual(['0']);
+  });
+
+  it('any one of several primary keys is enough', () => {
+    const books = [book([{ key: ['wolf', 'hound'], content: 'x' }])];
+    expect(fired({ books, input: 'a hound barks' })).toEqual(['0']);
+    expect(fired({ books, input: 'a cat purrs' })).toEqual([]);
+  });
+
+  it('a /regex/flags key is a regex with its own flags (no lower-casing)', () => {
+    const books = [book([{ key: ['/\\bdrag(on|oness)\\b/'], content: 'x' }, { key: ['/ELF/i'], content: 'y' }])];
+    expect(fired({ books, input: 'the dragoness sleeps' })).toEqual(['0']);
+    expect(fired({ books, input: 'the DRAGON sleeps' })).toEqual([]);
+    expect(fired({ books, input: 'an elf sings' })).toEqual(['1']);
+  });
+
+  it('a g flag does not make the same key alternate between match and miss', () => {
+    const regex = parseRegexKey('/moon/g');
+    expect(regex?.flags).toBe('');
+    const books = [book([{ key: ['/moon/g'], content: 'x' }])];
+    expect(fired({ books, input: 'moon' })).toEqual(['0']);
+    expect(fired({ books, input: 'moon' })).toEqual(['0']);
+  });
+
+  it('invalid or unescaped-slash patterns are plain keywords, like ST', () => {
+    expect(parseRegexKey('/a/b/')).toBeNull();
+    expect(parseRegexKey('/[unclosed/')).toBeNull();
+    expect(parseRegexKey('/a\\/b/')?.source).toBe('a\\/b');
+    const books = [book([{ key: ['/a/b/'], content: 'x' }])];
+    expect(fired({ books, input: 'path /a/b/ here', settings: { matchWholeWords: false } })).toEqual(['0']);
+  });
+
+  it('case sensitivity: global setting and per-entry override', () => {
+    const books = [book([{ key: ['Rose'], content: 'x' }, { key: ['Lily'], content: 'y', caseSensitive: false }])];
+    expect(fired({ books, input: 'rose and lily', settings: { caseSensitive: true } })).toEqual(['1']);
+    const perEntry = [book([{ key: ['Rose'], content: 'x', caseSensitive: true }])];
+    expect(fired({ books: perEntry, input: 'rose' })).toEqual([]);
+    expect(fired({ books: perEntry, input: 'Rose' })).toEqual(['0']);
+  });
+
+  it('whole words: a single-word key needs boundaries, a multi-word key is a substring', () => {
+    const books = [book([{ key: ['cat'], content: 'x' }, { key: ['red fox'], content: 'y' }])];
+    expect(fired({ books, input: 'a category of things' })).toEqual([]);
+    expect(fired({ books, input: 'the cat, sleeping' })).toEqual(['0']);
+    expect(fired({ books, input: 'a red foxes den' })).toEqual(['1']);
+    expect(fired({ books, input: 'a category', settings: { matchWholeWords: false } })).toEqual(['0']);
+    const perEntry = [book([{ key: ['cat'], content: 'x', matchWholeWords: false }])];
+    expect(fired({ books: perEntry, input: 'a category' })).toEqual(['0']);
+  });
+
+  it('whole words do not break Chinese or Japanese keys (no spaces between words)', () => {
+    const books = [book([{ key: ['龙'], content: 'x' }, { key: ['魔法学院'], content: 'y' }, { key: ['さくら'], content: 'z' }, { key: ['AI'], content: 'w' }])];
+    expect(fired({ books, input: '一条龙在天上飞' })).toEqual(['0']);
+    expect(fired({ books, input: '她考进了魔法学院。' })).toEqual(['1']);
+    expect(fired({ books, input: '今日はさくらが咲いた' })).toEqual(['2']);
+    expect(fired({ books, input: '我喜欢AI技术' })).toEqual(['3']);
+    expect(fired({ books, input: 'MAIN menu' })).toEqual([]);
+  });
+
+  it('whole words treat accented letters as letters', () => {
+    const books = [book([{ key: ['caf'], content: 'x' }])];
+    expect(fired({ books, input: 'un café' })).toEqual([]);
+  });
+
+  it('{{char}} and {{user}} in keys are substituted', () => {
+    const books = [book([{ key: ['{{char}}'], content: 'x' }])];
+    expect(fired({ books, input: 'where is Lia?', names: { char: 'Lia' } })).toEqual(['0']);
+  });
+
+  it('an entry without keys only activates as constant', () => {
+    const books = [book([{ key: [], content: 'x' }, { key: [], constant: true, content: 'y' }])];
+    expect(fired({ books, input: 'anything' })).toEqual(['1']);
+  });
+});

@@ -1,0 +1,86 @@
+import { contextKeys, definePlugin, type ActivatedWorldInfo } from '@troupe/kernel';
+import { MemorySessionLog, ScriptedChatModel, createTestHarness } from '@troupe/kernel/testing';
+import { describe, expect, it } from 'vitest';
+import { type ActivatedEventData, LOREBOOK_ACTIVATED_EVENT, LOREBOOK_STATE_EVENT, lorebookPlugin } from '../src/index.js';
+import { book } from './helpers.js';
+
+// A probe in place of the assembler: it records what the kernel context key carries.
+function probe(seen: (ActivatedWorldInfo | undefined)[]) {
+  return definePlugin({
+    name: 'probe',
+    version: '1.0.0',
+    setup(ctx) {
+      ctx.hooks.preActor((_input, turn) => {
+        seen.push(turn.get(contextKeys.worldInfo));
+      });
+    },
+  });
+}
+
+const lore = book(
+  [
+    { key: ['storm'], sticky: 3, content: 'Storms come from the west.', comment: 'Storms' },
+    { constant: true, content: 'Lia keeps the lighthouse.', position: 1, comment: 'Lia' },
+    { key: ['harbour'], content: '' },
+  ],
+  'lighthouse',
+);
+
+describe('lorebookPlugin', () => {
+  it('sets contextKeys.worldInfo before other preActor handlers and records what fired and why', async () => {
+    const seen: (ActivatedWorldInfo | undefined)[] = [];
+    const { harness } = await createTestHarness({ plugins: [probe(seen), lorebookPlugin({ books: [lore] })], model: new ScriptedChatModel({ byStage: { actor: ['ok'] } }) });
+    const turn = await harness.runTurn({ sessionId: 's1', text: 'a storm at the harbour' });
+    expect(seen[0]?.entries.map((entry) => [entry.uid, entry.position, entry.content])).toEqual([
+      ['0', 'before', 'Storms come from the west.'],
+      ['1', 'after', 'Lia keeps the lighthouse.'],
+    ]);
+    const event = turn.events.find((e) => e.type === LOREBOOK_ACTIVATED_EVENT);
+    expect(event?.ignorable).toBe(true);
+    const data = event?.data as ActivatedEventData;
+    // The empty-content entry fired (it is in the log) but has nothing to place. Placement
+    // order: equal orders read in reverse activation order (constants were budgeted first).
+    expect(data.entries.map((entry) => [entry.uid, entry.reason, entry.key ?? null])).toEqual([
+      ['2', 'key', 'harbour'],
+      ['0', 'key', 'storm'],
+      ['1', 'constant', null],
+    ]);
+    await harness.close();
+  });
+
+  it('keeps sticky effects per chat in the session log across turns and harness restarts', async () => {
+    const sessionLog = new MemorySessionLog();
+    const model = new ScriptedChatModel({ byStage: { actor: ['one', 'two', 'three'] } });
+    const seen: (ActivatedWorldInfo | undefined)[] = [];
+    const first = await createTestHarness({ plugins: [lorebookPlugin({ books: [lore] }), probe(seen)], model, sessionLog });
+    await first.harness.runTurn({ sessionId: 'chat-a', text: 'a storm!' });
+    await first.harness.close();
+    const second = await createTestHarness({ plugins: [lorebookPlugin({ books: [lore] }), probe(seen)], model, sessionLog });
+    const calm = await second.harness.runTurn({ sessionId: 'chat-a', text: 'all calm' });
+    const other = await second.harness.runTurn({ sessionId: 'chat-b', text: 'all calm' });
+    const reasons = (turn: typeof calm) => ((turn.events.find((e) => e.type === LOREBOOK_ACTIVATED_EVENT)?.data ?? { entries: [] }) as ActivatedEventData).entries.map((e) => `${e.uid}:${e.reason}`);
+    expect(reasons(calm)).toEqual(['1:constant', '0:sticky']);
+    expect(reasons(other)).toEqual(['1:constant']);
+    const stateEvents = (await sessionLog.read('chat-a')).filter((e) => e.type === LOREBOOK_STATE_EVENT);
+    expect(stateEvents[0]?.data).toEqual({ sticky: { 'lighthouse.0': { start: 1, end: 4, protected: false } }, cooldown: {} });
+    await second.harness.close();
+  });
+
+  it('books can be chosen per turn; no books means no key and no event', async () => {
+    const seen: (ActivatedWorldInfo | undefined)[] = [];
+    const { harness } = await createTestHarness({
+      plugins: [lorebookPlugin({ books: (turn) => (turn.turnInput.attributes?.['lore'] === 'on' ? [lore] : []) }), probe(seen)],
+      model: new ScriptedChatModel({ byStage: { actor: ['a', 'b'] } }),
+    });
+    const off = await harness.runTurn({ sessionId: 's2', text: 'storm' });
+    await harness.runTurn({ sessionId: 's3', text: 'storm', attributes: { lore: 'on' } });
+    expect(seen[0]).toBeUndefined();
+    expect(seen[1]?.entries.length).toBe(2);
+    expect(off.events.some((e) => e.type === LOREBOOK_ACTIVATED_EVENT)).toBe(false);
+    await harness.close();
+  });
+
+  it('invalid options fail at boot', async () => {
+    await expect(createTestHarness({ plugins: [lorebookPlugin({ books: [lore], settings: { scanDepth: -2 } })] })).rejects.toMatchObject({ code: 'KERNEL_PLUGIN_CONFIG_INVALID' });
+  });
+});
