@@ -1,10 +1,12 @@
-import type { ChatMessage } from '@troupe/kernel';
+import type { ActivatedWorldInfoEntry, ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
 import { type DioSlot, DIO_VARIABLE, applyDioCompiledPrompt, assertDioSlotNotOverridden, locateDioSlot } from './dio-slot.js';
 import { AssemblerError, describeIssues } from './errors.js';
 import { type MacroEnvironment, type MacroFields, SLOT_VARIABLES, expandMacros, findMacros } from './macros.js';
 import { type Preset, type PromptEntry, parsePreset } from './preset.js';
 import { STORY_DRAFT_VARIABLE, type StoryDraftPlacement, readsStoryDraft, storyDraftMessage } from './story-draft.js';
+import { ROLEPLAY_PROMPT_NAME } from './dio-slot.js';
+import { type WorldInfoPlacementReport, injectAtDepth, injectionMessage, prepareWorldInfo } from './world-info-placement.js';
 
 /** Everything one assembly needs. */
 export interface AssembleInput {
@@ -30,6 +32,8 @@ export interface AssembleInput {
   readonly unknownMacros?: 'keep' | 'error';
   /** Instruction for the default story-draft message. */
   readonly storyDraftInstruction?: string;
+  /** World info activated this turn (`contextKeys.worldInfo`), placed at SillyTavern's positions. */
+  readonly worldInfo?: { readonly entries: readonly ActivatedWorldInfoEntry[] };
 }
 
 /** What {@link assemble} returns. */
@@ -41,6 +45,8 @@ export interface AssembleResult {
   /** Where the DIO prompt went, when there was one. */
   readonly dioSlot: DioSlot | undefined;
   readonly storyDraftPlacement: StoryDraftPlacement;
+  /** Where the world info went, when there was any. */
+  readonly worldInfoPlacement: WorldInfoPlacementReport | undefined;
 }
 
 const inputSchema = z.looseObject({
@@ -54,6 +60,18 @@ const inputSchema = z.looseObject({
   overrides: z.record(z.string(), z.string()).optional(),
   unknownMacros: z.enum(['keep', 'error']).optional(),
   storyDraftInstruction: z.string().optional(),
+  worldInfo: z
+    .looseObject({
+      entries: z.array(
+        z.looseObject({
+          content: z.string(),
+          position: z.enum(['before', 'after', 'authorsNoteTop', 'authorsNoteBottom', 'examplesTop', 'examplesBottom', 'atDepth']),
+          depth: z.number().int().min(0),
+          role: z.enum(['system', 'user', 'assistant']),
+        }),
+      ),
+    })
+    .optional(),
 });
 
 const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
@@ -119,7 +137,7 @@ export function assemble(input: AssembleInput): AssembleResult {
     storyDraftPlacement = prompts.some((prompt) => prompt.enabled !== false && readsStoryDraft(prompt)) ? 'variable' : 'beforeInput';
     if (storyDraftPlacement === 'variable') variables.set(STORY_DRAFT_VARIABLE, draft);
   }
-  const env: MacroEnvironment = {
+  let env: MacroEnvironment = {
     variables,
     allowSlotWrites: false,
     unknownMacros: input.unknownMacros ?? 'keep',
@@ -129,16 +147,48 @@ export function assemble(input: AssembleInput): AssembleResult {
   };
 
   const messages: ChatMessage[] = [];
+  const worldInfo = input.worldInfo !== undefined && input.worldInfo.entries.length > 0 ? prepareWorldInfo(prompts, input.worldInfo.entries, (text) => expandMacros(text, env), input.fields?.mesExamples) : undefined;
+  if (worldInfo) {
+    for (const [name, value] of Object.entries(worldInfo.variables)) variables.set(name, value);
+    if (worldInfo.mesExamples !== undefined) env = { ...env, fields: { ...input.fields, mesExamples: worldInfo.mesExamples } };
+  }
+  // The chat is the history plus the current input; in-chat injections count depth over both.
+  const INPUT = Symbol('input');
+  const chat = injectAtDepth<ChatMessage | typeof INPUT>([...input.history, INPUT], worldInfo?.injections ?? [], injectionMessage);
+  const inputAt = chat.indexOf(INPUT);
+  const beforeInput = chat.slice(0, inputAt) as ChatMessage[];
+  const afterInput = chat.slice(inputAt + 1) as ChatMessage[];
+  const roleplayAt = prompts.findIndex((prompt) => prompt.name === ROLEPLAY_PROMPT_NAME && prompt.enabled !== false && prompt.marker === undefined);
+  let fallbackPlaced = false;
+  const placeFallback = (text: string | undefined): void => {
+    if (text !== undefined && text !== '') messages.push({ role: 'system', content: text });
+  };
+
   const hasInputMarker = prompts.some((prompt) => prompt.marker === 'userInput');
   const placeInput = (): void => {
     if (storyDraftPlacement === 'beforeInput' && draft !== undefined) {
       messages.push({ role: 'system', content: storyDraftMessage(draft, input.storyDraftInstruction) });
     }
     messages.push({ role: 'user', content: input.input });
+    for (const message of afterInput) messages.push(message);
   };
-  for (const prompt of prompts) {
+  const placePrompt = (prompt: PromptEntry): void => {
+    if (prompt.enabled === false) return;
+    // A story-draft prompt only appears on turns that have a draft (never as an empty slot).
+    if (draft === undefined && readsStoryDraft(prompt)) return;
+    const content = promptText(prompt, input, env);
+    if (content.trim() === '') return;
+    messages.push({ role: prompt.role, content });
+  };
+  for (const [index, prompt] of prompts.entries()) {
     if (prompt.marker === 'chatHistory') {
-      for (const message of input.history) messages.push(message);
+      // World info with no place in this preset (and no roleplay prompt) goes before the history.
+      if (!fallbackPlaced) {
+        placeFallback(worldInfo?.fallbackBefore);
+        placeFallback(worldInfo?.fallbackAfter);
+        fallbackPlaced = true;
+      }
+      for (const message of beforeInput) messages.push(message);
       if (!hasInputMarker) placeInput();
       continue;
     }
@@ -146,12 +196,14 @@ export function assemble(input: AssembleInput): AssembleResult {
       placeInput();
       continue;
     }
-    if (prompt.enabled === false) continue;
-    // A story-draft prompt only appears on turns that have a draft (never as an empty slot).
-    if (draft === undefined && readsStoryDraft(prompt)) continue;
-    const content = promptText(prompt, input, env);
-    if (content.trim() === '') continue;
-    messages.push({ role: prompt.role, content });
+    // Without worldInfoBefore/After prompts, world info goes around the character's prompt.
+    const aroundRoleplay = index === roleplayAt && !fallbackPlaced;
+    if (aroundRoleplay) placeFallback(worldInfo?.fallbackBefore);
+    placePrompt(prompt);
+    if (aroundRoleplay) {
+      placeFallback(worldInfo?.fallbackAfter);
+      fallbackPlaced = true;
+    }
   }
-  return { messages, variables: Object.fromEntries(variables), dioSlot, storyDraftPlacement };
+  return { messages, variables: Object.fromEntries(variables), dioSlot, storyDraftPlacement, worldInfoPlacement: worldInfo?.report };
 }

@@ -29,6 +29,8 @@ export { expandMacros, findMacros, isGetvar, SLOT_VARIABLES, supportedMacroNames
 export type { MacroChatMessage, MacroEnvironment, MacroFields, MacroMatch } from './macros.js';
 export { DEFAULT_STORY_DRAFT_INSTRUCTION, STORY_DRAFT_VARIABLE, readsStoryDraft, storyDraftMessage } from './story-draft.js';
 export type { StoryDraftPlacement } from './story-draft.js';
+export { AUTHORS_NOTE_DEPTH, WORLD_INFO_AFTER_VARIABLE, WORLD_INFO_BEFORE_VARIABLE } from './world-info-placement.js';
+export type { WorldInfoPlacementReport } from './world-info-placement.js';
 export { AssemblerError, describeIssues } from './errors.js';
 export type { AssemblerErrorCode } from './errors.js';
 export { importSillyTavernPreset, MAX_PRESET_JSON_BYTES } from './importers/sillytavern-preset.js';

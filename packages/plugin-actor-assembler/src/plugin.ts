@@ -76,6 +76,7 @@ function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPromp
   const user = profile.user ?? config.user;
   const char = profile.char ?? config.char;
   const fields = profile.fields ?? config.fields;
+  const worldInfo = ctx.get(contextKeys.worldInfo);
   const result = assemble({
     preset: profile.preset ?? config.preset ?? defaultPreset(),
     history,
@@ -83,6 +84,7 @@ function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPromp
     variables: { ...config.variables, ...ctx.get(contextKeys.templateVariables) },
     ...(compiledPrompt !== undefined ? { compiledPrompt } : {}),
     ...(storyDraft !== undefined ? { storyDraft } : {}),
+    ...(worldInfo !== undefined ? { worldInfo } : {}),
     ...(user !== undefined ? { user } : {}),
     ...(char !== undefined ? { char } : {}),
     ...(fields !== undefined ? { fields } : {}),
@@ -97,8 +99,9 @@ function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPromp
 /**
  * The actor assembler as a kernel plugin: registers a non-degradable `actorAssemble` handler that
  * builds `prepared.history` from the preset, the history, the input, the DIO compiled prompt
- * (`contextKeys.dioCompiledPrompt`), the story draft (`contextKeys.storyDraft`) and template
- * variables (`contextKeys.templateVariables`); a turn's {@link actorProfileKey} replaces the
+ * (`contextKeys.dioCompiledPrompt`), the story draft (`contextKeys.storyDraft`), world info
+ * (`contextKeys.worldInfo`, at SillyTavern's positions) and template variables
+ * (`contextKeys.templateVariables`); a turn's {@link actorProfileKey} replaces the
  * preset, names and fields for that turn. A slot-rule error fails the turn with
  * `KERNEL_HOOK_FAILED` whose `cause` is the {@link AssemblerError}; it is never degraded.
  * @param options - preset, names, fields, variables, overrides, macro and story-draft options

@@ -106,7 +106,8 @@ export function parsePreset(value: unknown): Preset {
 }
 
 /**
- * A small working preset: main instruction, the `roleplay` character slot, examples, history, input.
+ * A small working preset: main instruction, world info before, the `roleplay` character slot,
+ * world info after, examples, history, input.
  * @returns a new preset every call
  */
 export function defaultPreset(): Preset {
@@ -114,7 +115,10 @@ export function defaultPreset(): Preset {
     name: 'Troupe default',
     prompts: [
       { identifier: 'main', name: 'Main prompt', role: 'system', content: "Write {{char}}'s next reply in a fictional chat between {{char}} and {{user}}." },
+      // World info before/after the character, as in SillyTavern's default prompt order.
+      { identifier: 'worldInfoBefore', name: 'World info (before)', role: 'system', content: '{{getvar::worldInfoBefore}}' },
       { identifier: 'character', name: 'roleplay', role: 'system', content: '{{description}}\n\n{{personality}}\n\n{{scenario}}' },
+      { identifier: 'worldInfoAfter', name: 'World info (after)', role: 'system', content: '{{getvar::worldInfoAfter}}' },
       { identifier: 'dialogueExamples', name: 'Dialogue examples', role: 'system', content: '{{mesExamples}}' },
       { identifier: 'chatHistory', name: 'Chat history', role: 'system', content: '', marker: 'chatHistory' },
       { identifier: 'userInput', name: 'Player input', role: 'user', content: '', marker: 'userInput' },
