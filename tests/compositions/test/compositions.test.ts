@@ -14,12 +14,14 @@ const COMPOSITIONS = {
   assembler: ['@troupe/kernel', '@troupe/model-offline', '@troupe/plugin-actor-assembler'],
   dio: ['@troupe/kernel', '@troupe/model-offline', '@troupe/plugin-actor-assembler', '@troupe/plugin-dio'],
   story: ['@troupe/kernel', '@troupe/model-offline', '@troupe/plugin-actor-assembler', '@troupe/plugin-story', '@troupe/storage-fs'],
+  lorebook: ['@troupe/kernel', '@troupe/model-offline', '@troupe/plugin-actor-assembler', '@troupe/plugin-lorebook'],
   all: [
     '@troupe/kernel',
     '@troupe/model-offline',
     '@troupe/model-openai-compatible',
     '@troupe/plugin-actor-assembler',
     '@troupe/plugin-dio',
+    '@troupe/plugin-lorebook',
     '@troupe/plugin-story',
     '@troupe/storage-fs',
   ],
@@ -70,6 +72,7 @@ beforeAll(async () => {
   await project('dio').addScript('dio-readme', readmeExample('@troupe/plugin-dio'));
   await project('story').addScript('story-readme', readmeExample('@troupe/plugin-story'));
   await project('story').addScript('storage-fs-readme', readmeExample('@troupe/storage-fs'));
+  await project('lorebook').addScript('lorebook-readme', readmeExample('@troupe/plugin-lorebook'));
   await project('all').addScript('openai-compatible-readme', readmeExample('@troupe/model-openai-compatible'));
   await project('all').addScript('all-packages', await readFile(join(import.meta.dirname, '../fixtures/all-packages.ts'), 'utf8'));
 });
@@ -148,6 +151,16 @@ describe('+ story + storage-fs', () => {
   });
 });
 
+describe('+ lorebook', () => {
+  it('the plugin-lorebook README example selects entries and the assembler places them around the character', async () => {
+    const { stdout } = await project('lorebook').run('lorebook-readme');
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toBe('0:key 1:constant');
+    expect(lines.slice(2, 5)).toEqual(['Lia keeps the lighthouse on the cliff.', 'Lia is quiet.', 'Storms come from the west and last three days.']);
+    expect(lines[5]).toContain('"reason":"key","key":"storm"');
+  });
+});
+
 describe('all of them', () => {
   it('the model-openai-compatible README example falls back to the offline model', async () => {
     const { stdout } = await project('all').run('openai-compatible-readme');
@@ -171,6 +184,7 @@ describe('all of them', () => {
     expect(stdout).toMatch(/turn 2 events: .*dio\/active-prompt-applied.*agent-rp\/story-draft-prepared|turn 2 events: .*agent-rp\/story-draft-prepared.*dio\/active-prompt-applied/);
     expect(stdout).toContain('turn 2 story draft in prompt: true');
     expect(stdout).toContain('turn 2 compiled prompt in prompt: true');
+    expect(stdout).toContain('turn 2 world info in prompt: true');
     expect(stdout).toContain('history.md settled: true');
   });
 });
