@@ -58,4 +58,18 @@ describe('turnProgress', () => {
     ]);
     expect(plain.log).toEqual(['line:  ✓ research', 'line:  ✓ section:scene', 'line:  ▸ DIO accepted the requirement (request t1:dio, applies from the next turn)']);
   });
+
+  it("says once that the director's tools could not be offered, however many turns report it", () => {
+    const out = fakeOutput(false);
+    const onEvent = turnProgress(out);
+    const unavailable = { type: 'kernel/director-tools-unavailable', data: { reason: 'decision-invalid', model: 'm', tools: ['schedule_dio'] } };
+    onEvent({ type: 'kernel/director-json-fallback', data: { reason: 'rejected', model: 'm', status: 400 } });
+    onEvent(unavailable);
+    onEvent({ type: 'kernel/director-json-fallback', data: { reason: 'rejected', model: 'm', status: 400 } });
+    onEvent(unavailable);
+    expect(out.log).toEqual([
+      'line:  ▸ the director model cannot call tools (rejected, HTTP 400); it is asked for a JSON decision instead',
+      "line:  ! the director's tools (schedule_dio) could not be offered: decision-invalid — lasting requirements (DIO) are not submitted",
+    ]);
+  });
 });

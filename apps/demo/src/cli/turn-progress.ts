@@ -17,12 +17,19 @@ export interface LiveEvent {
 
 /**
  * Turns live turn events into progress output: a redrawn status line in a terminal, one plain
- * line per finished stage otherwise. Returns the `onEvent` callback for `runTurn`.
+ * line per finished stage otherwise. Returns the `onEvent` callback for `runTurn`; reused across
+ * turns, it says that the director's tools are unavailable (or replaced by JSON decisions) once.
  * @param output - where to write
  * @returns the `onEvent` callback
  */
 export function turnProgress(output: CliOutput): (event: LiveEvent) => void {
   const running = new Map<string, number>();
+  const noticed = new Set<string>();
+  const once = (key: string, text: string): void => {
+    if (noticed.has(key)) return;
+    noticed.add(key);
+    output.line(text);
+  };
   return (event) => {
     const data = (event.data ?? {}) as Record<string, unknown>;
     const stage = typeof data.stage === 'string' ? data.stage : '';
@@ -51,6 +58,12 @@ export function turnProgress(output: CliOutput): (event: LiveEvent) => void {
         break;
       case 'kernel/tool-called':
         output.line(`  ▸ director called ${String(data.tool)}${data.ok === false ? ` → ${describe(data.error)}` : ''}`);
+        break;
+      case 'kernel/director-json-fallback':
+        once(event.type, `  ▸ the director model cannot call tools (${String(data.reason)}${data.status ? `, HTTP ${String(data.status)}` : ''}); it is asked for a JSON decision instead`);
+        break;
+      case 'kernel/director-tools-unavailable':
+        once(event.type, `  ! the director's tools (${Array.isArray(data.tools) ? data.tools.join(', ') : ''}) could not be offered: ${String(data.reason)} — lasting requirements (DIO) are not submitted`);
         break;
       case 'dio/scheduled':
         output.line(`  ▸ DIO accepted the requirement (request ${String(data.requestId)}, applies from the next turn)`);

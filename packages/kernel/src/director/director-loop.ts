@@ -1,8 +1,10 @@
 import { abortReason } from '../abort.js';
 import { describeError } from '../errors.js';
-import type { ChatMessage, ModelRegistry } from '../ports/chat-model.js';
-import type { Logger } from '../ports/logger.js';
+import type { ChatMessage, ChatModel, ChatResponse, ModelRegistry } from '../ports/chat-model.js';
 import type { TurnState } from '../turn/turn-state.js';
+import { type DirectorLoggers, type DirectorRun, executeDirectorCall } from './director-round.js';
+import { runJsonDirector } from './json-director.js';
+import { knownToolSupport, rememberToolSupport, type ToolSupport, toolRejectionStatus } from './tool-support.js';
 import type { ToolExecutor } from './tool-executor.js';
 
 /** Settings of the pre-actor director. */
@@ -24,53 +26,89 @@ export const DEFAULT_DIRECTOR_PROMPT = [
   'If no tool is needed, answer with the single word: none.',
 ].join('\n');
 
-/**
- * Runs the control model's tool loop before the `preActor` handlers: offers the enabled tools,
- * executes the calls through the checked executor and feeds results back, for a bounded number
- * of rounds. A model failure degrades (`kernel/director-degraded`); cancellation propagates.
- */
-export async function runDirector(
-  state: TurnState,
-  executor: ToolExecutor,
-  models: ModelRegistry,
-  settings: DirectorSettings,
-  loggers: { readonly kernel: Logger; forPlugin(plugin: string): Logger },
-): Promise<void> {
-  const { signal, scenario, history, input, sessionId, turnId } = state.init;
-  const tools = executor.specsFor(scenario.tools);
-  const messages: ChatMessage[] = [
-    { role: 'system', content: settings.systemPrompt ?? DEFAULT_DIRECTOR_PROMPT },
-    ...history.slice(-(settings.historyMessages ?? 12)),
-    { role: 'user', content: input.text },
-  ];
-  const calledOnce = new Set<string>();
-  const maxRounds = settings.maxRounds ?? 4;
+/** Event queued when the director asks for JSON decisions instead of tool calls (`{reason, model, status?}`). */
+export const DIRECTOR_JSON_FALLBACK = 'kernel/director-json-fallback';
+
+// A server that drops `tools` leaves the model to answer in text; naming one of the tools there
+// (instead of `none`) is the model asking for a tool it could not call.
+function namesATool(response: ChatResponse, run: DirectorRun): boolean {
+  return run.tools.some((tool) => new RegExp(`\\b${tool.name}\\b`).test(response.text));
+}
+
+/** Tool rounds; returns why to switch to JSON decisions when the first round shows tools do not work. */
+async function runToolRounds(run: DirectorRun): Promise<ToolSupport | undefined> {
+  const { state, model, tools, maxRounds } = run;
+  const { signal, sessionId, turnId } = state.init;
+  // The tools are named in the prompt too: if the server drops `tools`, the model still knows them
+  // and says which it wanted, which is how an ignoring server is recognised.
+  const toolList = `Your tools: ${tools.map((tool) => `${tool.name} (${tool.description})`).join('; ')}.`;
+  const messages: ChatMessage[] = [{ role: 'system', content: `${run.systemPrompt}\n${toolList}` }, ...run.conversation];
   for (let round = 0; round < maxRounds; round++) {
-    let response: Awaited<ReturnType<ReturnType<ModelRegistry['resolve']>['generate']>>;
+    let response: ChatResponse;
     try {
-      const model = models.resolve(scenario.directorModel);
       response = await model.generate({ messages, tools, signal, meta: { stage: 'director', sessionId, turnId } });
     } catch (error) {
       if (signal.aborted) throw abortReason(signal);
-      loggers.kernel.warn('director degraded', { error: describeError(error) });
+      const status = round === 0 ? toolRejectionStatus(error) : undefined;
+      if (status !== undefined) {
+        run.loggers.kernel.warn('director model rejected tools; asking for a JSON decision', { status, error: describeError(error) });
+        return { reason: 'rejected', status };
+      }
+      run.loggers.kernel.warn('director degraded', { error: describeError(error) });
       state.queue('kernel/director-degraded', { round, error: describeError(error) });
-      return;
+      return undefined;
     }
     const calls = response.toolCalls ?? [];
-    if (calls.length === 0) return;
+    if (calls.length === 0) return round === 0 && namesATool(response, run) ? { reason: 'ignored' } : undefined;
     messages.push({ role: 'assistant', content: response.text, toolCalls: calls });
     for (const call of calls) {
-      const owner = executor.ownerOf(call.name) ?? '@troupe/kernel';
-      const ctx = state.contextFor(owner, signal, loggers.forPlugin(owner));
-      const outcome = await executor.execute(call, scenario.tools, calledOnce, ctx);
-      state.queue('kernel/tool-called', {
-        round,
-        tool: call.name,
-        ok: outcome.ok,
-        ...(outcome.ok ? {} : { error: outcome.error }),
-      });
+      const outcome = await executeDirectorCall(run, call, round);
       messages.push({ role: 'tool', toolCallId: call.id, content: JSON.stringify(outcome) });
     }
   }
   state.queue('kernel/director-rounds-exhausted', { maxRounds });
+  return undefined;
+}
+
+/**
+ * Runs the control model before the `preActor` handlers: offers the enabled tools, executes the
+ * calls through the checked executor and feeds results back, for a bounded number of rounds. A
+ * model that cannot take tools — it says so (`capabilities.tools === false`), its server answers
+ * the `tools` request with 400/422/500/501, or its server ignores `tools` (the model names a tool
+ * in plain text) — is asked for JSON decisions instead, checked and recorded the same way
+ * (`kernel/director-json-fallback` says which and why); a refusal is remembered for later turns.
+ * Either way the tools read the player's raw input from the turn. A model failure degrades
+ * (`kernel/director-degraded`, or `kernel/director-tools-unavailable` when even a JSON decision
+ * cannot be had); cancellation propagates.
+ */
+export async function runDirector(state: TurnState, executor: ToolExecutor, models: ModelRegistry, settings: DirectorSettings, loggers: DirectorLoggers): Promise<void> {
+  const { signal, scenario, history, input } = state.init;
+  let model: ChatModel;
+  try {
+    model = models.resolve(scenario.directorModel);
+  } catch (error) {
+    if (signal.aborted) throw abortReason(signal);
+    loggers.kernel.warn('director degraded', { error: describeError(error) });
+    state.queue('kernel/director-degraded', { round: 0, error: describeError(error) });
+    return;
+  }
+  const run: DirectorRun = {
+    state,
+    executor,
+    model,
+    tools: executor.specsFor(scenario.tools),
+    systemPrompt: settings.systemPrompt ?? DEFAULT_DIRECTOR_PROMPT,
+    conversation: [...history.slice(-(settings.historyMessages ?? 12)), { role: 'user', content: input.text }],
+    maxRounds: settings.maxRounds ?? 4,
+    calledOnce: new Set<string>(),
+    loggers,
+  };
+  const known = knownToolSupport(model);
+  const support = known ?? (await runToolRounds(run));
+  if (support === undefined) return;
+  // Only a refusal is remembered: "ignored" is read from one answer's text, so it is re-checked
+  // every turn rather than switching a model that can call tools to JSON for good.
+  if (known === undefined && support.reason === 'rejected') rememberToolSupport(model, support);
+  state.queue(DIRECTOR_JSON_FALLBACK, { reason: support.reason, model: model.id, ...(support.status ? { status: support.status } : {}) });
+  await runJsonDirector(run);
 }

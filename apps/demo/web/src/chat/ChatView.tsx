@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiFailure, api, playTurn } from '../api.js';
 import type { ChatExchange, PreparedMessage } from '../types.js';
-import { EVENT_NOTES } from './stage-names.js';
+import { DIRECTOR_TOOLS_UNAVAILABLE, EVENT_NOTES, TOOLS_UNAVAILABLE_NOTICE } from './stage-names.js';
 import { addStage, StageList, type StageRow } from './StageList.js';
 
 interface Props {
@@ -22,6 +22,8 @@ export function ChatView({ sessionId, storyId, onTurn }: Props) {
   const [pending, setPending] = useState<Pending | null>(null);
   const [stages, setStages] = useState<readonly StageRow[]>([]);
   const [notes, setNotes] = useState<readonly string[]>([]);
+  // Shown once per chat and kept (not reset per turn): the player needs to see it, not every turn.
+  const [toolsNotice, setToolsNotice] = useState<string | null>(null);
   const [prepared, setPrepared] = useState<readonly PreparedMessage[] | null>(null);
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -40,6 +42,7 @@ export function ChatView({ sessionId, storyId, onTurn }: Props) {
   useEffect(() => {
     setStages([]);
     setNotes([]);
+    setToolsNotice(null);
     setPrepared(null);
     setError(null);
     api<{ messages: ChatExchange[] }>('GET', `/api/sessions/${sessionId}/messages`).then(
@@ -72,6 +75,7 @@ export function ChatView({ sessionId, storyId, onTurn }: Props) {
       const result = await playTurn(sessionId, input, {
         onStage: (progress) => setStages((rows) => addStage(rows, progress)),
         onProgress: (type) => {
+          if (type === DIRECTOR_TOOLS_UNAVAILABLE) setToolsNotice((shown) => shown ?? TOOLS_UNAVAILABLE_NOTICE);
           const note = EVENT_NOTES[type];
           if (note) setNotes((list) => [...list, note]);
         },
@@ -99,6 +103,11 @@ export function ChatView({ sessionId, storyId, onTurn }: Props) {
           '未启用故事工程（普通角色流程）· No story workspace enabled'
         )}
       </div>
+      {toolsNotice && (
+        <p className="error-box" role="status" data-testid="director-notice">
+          {toolsNotice}
+        </p>
+      )}
       <div className="messages" data-testid="messages">
         {messages.length === 0 && !pending && <p className="empty muted">和 {speaker} 说点什么吧。Say something to {speaker}.</p>}
         {messages.map((m) => (

@@ -20,4 +20,12 @@ export const EVENT_NOTES: Readonly<Record<string, string>> = {
   'agent-rp/story-degraded': '故事流水线降级 · Story pipeline degraded',
   'agent-rp/story-settled': '回合已沉淀到故事文件 · Turn settled into the story files',
   'kernel/turn-committed': '回合已保存 · Turn saved',
+  'kernel/director-json-fallback': '导演模型不支持工具调用，改用 JSON 决定 · Director model has no tool calling; asked for a JSON decision',
 };
+
+/** The director's tools (DIO's `schedule_dio`) could not be offered this turn: shown once, as a banner. */
+export const DIRECTOR_TOOLS_UNAVAILABLE = 'kernel/director-tools-unavailable';
+
+/** The banner text for {@link DIRECTOR_TOOLS_UNAVAILABLE}. */
+export const TOOLS_UNAVAILABLE_NOTICE =
+  '导演模型既不能调用工具，也没有给出有效的 JSON 决定：本会话中长期要求（DIO）可能无法提交。· The director model could neither call tools nor answer a valid JSON decision: lasting requirements (DIO) may not be submitted in this chat.';
