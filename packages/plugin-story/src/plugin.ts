@@ -13,6 +13,7 @@ import {
 import { StoryError } from './errors.js';
 import { draftKey, STORY_EVENTS, settleMarker } from './events.js';
 import { prepareDraft } from './pipeline/prepare-draft.js';
+import { worldInfoSnippets } from './retrieval/world-info-snippets.js';
 import type { StageEnvironment } from './pipeline/stage-call.js';
 import { settleTurn } from './pipeline/settle-turn.js';
 import { DEFAULT_RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval/snippet.js';
@@ -127,6 +128,7 @@ export function storyPlugin(options: StoryPluginOptions = {}): PluginDefinition 
             index: indexFor(workspaceId),
             limits,
             webSearch: options.webSearch,
+            worldInfo: worldInfoSnippets(ctx.get(contextKeys.worldInfo)),
           });
           const draft = { text, workspaceId, revision: snapshot.revision };
           ctx.set(contextKeys.storyDraft, draft);

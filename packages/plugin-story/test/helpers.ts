@@ -66,12 +66,12 @@ export function draftProbe(seen: (StoryDraft | undefined)[]): PluginDefinition {
 }
 
 /** A harness with the story plugin on in-memory stores, a seeded workspace selected for session `s1`. */
-export async function storyHarness(options: { model?: ScriptedChatModel; plugin?: StoryPluginOptions; select?: boolean } = {}) {
+export async function storyHarness(options: { model?: ScriptedChatModel; plugin?: StoryPluginOptions; select?: boolean; before?: readonly PluginDefinition[] } = {}) {
   const trees = new MemoryTreeStore();
   const workspaces = await seedWorkspace(trees);
   const drafts: (StoryDraft | undefined)[] = [];
   const model = options.model ?? storyModel();
-  const test = await createTestHarness({ trees, model, plugins: [storyPlugin(options.plugin), draftProbe(drafts)] });
+  const test = await createTestHarness({ trees, model, plugins: [...(options.before ?? []), storyPlugin(options.plugin), draftProbe(drafts)] });
   if (options.select !== false) await selectStoryWorkspace(test.sessionLog, 's1', 'tale');
   return { ...test, workspaces, drafts };
 }

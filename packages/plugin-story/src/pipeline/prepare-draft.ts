@@ -25,6 +25,8 @@ export interface PrepareDraftInput {
   readonly index: SourceIndex;
   readonly limits: RetrievalLimits;
   readonly webSearch?: WebSearchProvider | undefined;
+  /** World info activated this turn, as snippets: public material for the research worker only. */
+  readonly worldInfo?: readonly Snippet[];
 }
 
 /** The section used when a workspace defines none: one natural prose passage. */
@@ -65,9 +67,10 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
   const local = input.index.query(queryText, input.limits);
   const web = input.webSearch && manifest.pipeline.webSearch ? await searchWeb(input, degrade) : [];
   // One cap over the merged list: the caps bound what research receives, not each origin. Local
-  // snippets rank first (they are the player's own sources); a web failure leaves `web` empty,
-  // so it removes only the web results.
-  const snippets = capSnippets([...local, ...web], input.limits);
+  // snippets rank first (they are the player's own sources), then the world info activated this
+  // turn (keyword-relevant public lore); a web failure leaves `web` empty, so it removes only the
+  // web results.
+  const snippets = capSnippets([...local, ...(input.worldInfo ?? []), ...web], input.limits);
 
   // 2. Research worker.
   stopIfLate('story/research');

@@ -1,8 +1,11 @@
 /** A bounded piece of reference text handed to the research worker. */
 export interface Snippet {
-  /** `local` (a workspace source) or `web` (the web search provider). */
-  readonly origin: 'local' | 'web';
-  /** `sourceId#chunk` for local snippets, the URL for web results. */
+  /**
+   * `local` (a workspace source), `world-info` (a lorebook entry activated this turn: public
+   * material, like the player's own sources) or `web` (the web search provider).
+   */
+  readonly origin: 'local' | 'world-info' | 'web';
+  /** `sourceId#chunk` for local snippets, `<book>.<uid>` for world info, the URL for web results. */
   readonly ref: string;
   readonly title: string;
   readonly text: string;
