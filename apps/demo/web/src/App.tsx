@@ -2,11 +2,25 @@ import { useCallback, useEffect, useState } from 'react';
 import { api } from './api.js';
 import { ChatView } from './chat/ChatView.js';
 import { DioPanel } from './dio/DioPanel.js';
+import { CharactersView } from './library/CharactersView.js';
+import type { ChatView as LibraryChat } from './library/library-types.js';
+import { ModelSettingsView } from './library/ModelSettingsView.js';
+import { PersonasView } from './library/PersonasView.js';
+import { PresetsView } from './library/PresetsView.js';
 import { initialSessionId, newSessionId, rememberSessionId } from './session-id.js';
 import { StoryPanel } from './story/StoryPanel.js';
 import type { SessionSummary } from './types.js';
 
 type SideTab = 'story' | 'dio';
+type View = 'chat' | 'characters' | 'presets' | 'personas' | 'model';
+
+const VIEWS: readonly { id: View; label: string }[] = [
+  { id: 'chat', label: '对话 Chat' },
+  { id: 'characters', label: '角色 Characters' },
+  { id: 'presets', label: '预设 Presets' },
+  { id: 'personas', label: '人设 Personas' },
+  { id: 'model', label: '模型 Model' },
+];
 
 /** The demo page: the chat on the left, the story workspace panel and the DIO view in the side bar. */
 export function App() {
@@ -16,6 +30,14 @@ export function App() {
   // Bumped after every turn so the side panels refresh what the turn changed.
   const [turnCount, setTurnCount] = useState(0);
   const [storyId, setStoryId] = useState<string | null>(null);
+  const [view, setView] = useState<View>('chat');
+  const [chats, setChats] = useState<readonly LibraryChat[]>([]);
+  const [offline, setOffline] = useState(false);
+  // Bumped whenever the chat comes back into view: presets or personas may have changed meanwhile.
+  const [libraryVersion, setLibraryVersion] = useState(0);
+  useEffect(() => {
+    if (view === 'chat') setLibraryVersion((n) => n + 1);
+  }, [view]);
 
   useEffect(() => {
     rememberSessionId(sessionId);
@@ -23,6 +45,8 @@ export function App() {
 
   const refreshSessions = useCallback(() => {
     api<{ sessions: SessionSummary[] }>('GET', '/api/sessions').then((r) => setSessions(r.sessions), () => {});
+    api<{ chats: LibraryChat[] }>('GET', '/api/chats').then((r) => setChats(r.chats), () => {});
+    api<{ offline?: boolean }>('GET', '/api/health').then((r) => setOffline(r.offline === true), () => {});
   }, []);
   const refreshSelection = useCallback(() => {
     api<{ storyId: string | null }>('GET', `/api/sessions/${sessionId}/story`).then((r) => setStoryId(r.storyId), () => setStoryId(null));
@@ -37,18 +61,51 @@ export function App() {
     refreshSessions();
   }, [refreshSessions]);
 
-  const known = sessions.some((s) => s.id === sessionId);
+  const chat = chats.find((c) => c.id === sessionId) ?? null;
+  const known = sessions.some((s) => s.id === sessionId) || chat !== null;
+  const plainSessions = sessions.filter((s) => !chats.some((c) => c.id === s.id));
+  const onChatChange = (next: LibraryChat) => setChats((list) => list.map((c) => (c.id === next.id ? next : c)));
+  const onChatStarted = (next: LibraryChat) => {
+    setChats((list) => [next, ...list]);
+    setSessionId(next.id);
+    setView('chat');
+    // A chat created with a story workspace has it enabled already.
+    setStoryId(next.storyId);
+  };
   return (
     <div className="app">
       <header className="topbar">
         <h1>
           Troupe <span className="muted">演示 Demo</span>
         </h1>
+        <nav className="views" aria-label="views">
+          {VIEWS.map((v) => (
+            <button key={v.id} type="button" data-testid={`view-${v.id}`} aria-pressed={view === v.id} onClick={() => setView(v.id)}>
+              {v.label}
+            </button>
+          ))}
+        </nav>
         <label className="session-picker">
           会话 Session
-          <select data-testid="session-select" value={sessionId} onChange={(e) => setSessionId(e.target.value)}>
+          <select
+            data-testid="session-select"
+            value={sessionId}
+            onChange={(e) => {
+              setSessionId(e.target.value);
+              setView('chat');
+            }}
+          >
             {!known && <option value={sessionId}>{sessionId}（新 new）</option>}
-            {sessions.map((s) => (
+            {chats.length > 0 && (
+              <optgroup label="角色对话 Chats">
+                {chats.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.title} · {c.persona?.name ?? '?'}
+                  </option>
+                ))}
+              </optgroup>
+            )}
+            {plainSessions.map((s) => (
               <option key={s.id} value={s.id}>
                 {s.id} · {s.turns} 回合{s.storyId ? ` · ${s.storyId}` : ''}
               </option>
@@ -64,8 +121,28 @@ export function App() {
           </a>
         )}
       </header>
-      <main className="layout">
-        <ChatView sessionId={sessionId} storyId={storyId} onTurn={onTurn} />
+      {view === 'characters' && (
+        <main className="page">
+          <CharactersView onChatStarted={onChatStarted} />
+        </main>
+      )}
+      {view === 'presets' && (
+        <main className="page">
+          <PresetsView />
+        </main>
+      )}
+      {view === 'personas' && (
+        <main className="page">
+          <PersonasView />
+        </main>
+      )}
+      {view === 'model' && (
+        <main className="page">
+          <ModelSettingsView onSaved={refreshSessions} />
+        </main>
+      )}
+      <main className="layout" hidden={view !== 'chat'}>
+        <ChatView sessionId={sessionId} storyId={storyId} onTurn={onTurn} chat={chat} onChatChange={onChatChange} offline={offline} libraryVersion={libraryVersion} />
         <aside className="side">
           <div className="tabs" role="tablist">
             <button type="button" role="tab" aria-selected={tab === 'story'} onClick={() => setTab('story')}>

@@ -1,6 +1,9 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiFailure, api, playTurn } from '../api.js';
+import type { ChatView as LibraryChat } from '../library/library-types.js';
 import type { ChatExchange, PreparedMessage } from '../types.js';
+import { ChatHeader } from './ChatHeader.js';
+import { GreetingMessage } from './GreetingMessage.js';
 import { DIRECTOR_TOOLS_UNAVAILABLE, EVENT_NOTES, TOOLS_UNAVAILABLE_NOTICE } from './stage-names.js';
 import { addStage, StageList, type StageRow } from './StageList.js';
 
@@ -8,6 +11,13 @@ interface Props {
   readonly sessionId: string;
   readonly storyId: string | null;
   readonly onTurn: () => void;
+  /** The library chat behind this session, or null for a plain session (the example character). */
+  readonly chat: LibraryChat | null;
+  readonly onChatChange: (chat: LibraryChat) => void;
+  /** True while the offline simulation answers (no model server): said plainly in the chat. */
+  readonly offline: boolean;
+  /** Changes when the preset or persona lists may have changed (the header reloads them). */
+  readonly libraryVersion: number;
 }
 
 interface Pending {
@@ -16,8 +26,9 @@ interface Pending {
 }
 
 /** The chat: past exchanges, the running turn with streamed stage progress and reply, and the input. */
-export function ChatView({ sessionId, storyId, onTurn }: Props) {
-  const [speaker, setSpeaker] = useState('');
+export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offline, libraryVersion }: Props) {
+  const [exampleSpeaker, setSpeaker] = useState('');
+  const speaker = chat?.character?.displayName ?? exampleSpeaker;
   const [messages, setMessages] = useState<readonly ChatExchange[]>([]);
   const [pending, setPending] = useState<Pending | null>(null);
   const [stages, setStages] = useState<readonly StageRow[]>([]);
@@ -92,8 +103,23 @@ export function ChatView({ sessionId, storyId, onTurn }: Props) {
     }
   };
 
+  const swipe = async (greetingIndex: number) => {
+    if (!chat) return;
+    try {
+      onChatChange(await api<LibraryChat>('PATCH', `/api/chats/${chat.id}`, { greetingIndex }));
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
+
   return (
     <section className="chat" aria-label="对话 Chat">
+      {chat && <ChatHeader chat={chat} onChange={onChatChange} libraryVersion={libraryVersion} />}
+      {offline && (
+        <p className="offline-note small" data-testid="offline-note">
+          离线模拟正在回答（不是语言模型）——在“模型 Model”里设置你的模型服务器。The offline simulation is answering, not a language model: set your model server under “Model”.
+        </p>
+      )}
       <div className="chat-status muted">
         {storyId ? (
           <>
@@ -109,7 +135,8 @@ export function ChatView({ sessionId, storyId, onTurn }: Props) {
         </p>
       )}
       <div className="messages" data-testid="messages">
-        {messages.length === 0 && !pending && <p className="empty muted">和 {speaker} 说点什么吧。Say something to {speaker}.</p>}
+        {chat && <GreetingMessage speaker={speaker} greetings={chat.greetings} index={chat.greetingIndex} onSwipe={(index) => void swipe(index)} />}
+        {messages.length === 0 && !pending && !chat && <p className="empty muted">和 {speaker} 说点什么吧。Say something to {speaker}.</p>}
         {messages.map((m) => (
           <Exchange key={m.turnId} input={m.input} reply={m.reply} speaker={speaker} />
         ))}
@@ -156,10 +183,14 @@ export function ChatView({ sessionId, storyId, onTurn }: Props) {
   );
 }
 
+// One exchange: the player's line and the reply. Per-message controls (regenerate, edit, …) go in
+// here, keyed by the turn.
 function Exchange({ input, reply, speaker, streaming = false }: { input: string; reply: string; speaker: string; streaming?: boolean }) {
   return (
     <>
-      <div className="bubble user">{input}</div>
+      <div className="bubble user" data-testid="user-line">
+        {input}
+      </div>
       <div className={`bubble assistant${streaming ? ' streaming' : ''}`} data-testid={streaming ? 'reply-streaming' : 'reply'}>
         <span className="speaker">{speaker}</span>
         {reply || (streaming ? '…' : '')}

@@ -1,0 +1,161 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
+import { CORPUS_DIR } from './support/corpus.js';
+import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
+import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+
+const skipBrowser = process.env.TROUPE_SKIP_BROWSER_TESTS === '1';
+const XSS = '<img src=x onerror="window.__cardXss=1">';
+
+// A JSON card whose text fields carry HTML: it must show as the characters it is made of.
+const jsonCard = {
+  spec: 'chara_card_v3',
+  spec_version: '3.0',
+  data: {
+    name: 'Vess',
+    description: `${XSS} {{char}} keeps the lighthouse ledger for {{user}}.`,
+    personality: 'wry',
+    scenario: 'The ledger room.',
+    first_mes: `*{{char}} looks up.* Evening, {{user}}. ${XSS}`,
+    alternate_greetings: ['*{{char}} closes the ledger.* Back so soon, {{user}}?', '*Rain on the glass.*'],
+  },
+};
+
+describe.runIf(!skipBrowser && existsSync(CHROMIUM))('character library, presets, personas and chats in headless Chromium', () => {
+  let fx: WebFixture;
+  let browser: BrowserFixture;
+  let page: Page;
+  let fake: FakeOpenAi;
+  let jsonCardPath = '';
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    fx = await startWebFixture();
+    fake = await startFakeOpenAi('*Vess taps the ledger.* The model server wrote this line.');
+    jsonCardPath = join(fx.dataDir, 'vess.json');
+    await writeFile(jsonCardPath, JSON.stringify(jsonCard));
+    browser = await launchBrowser();
+    browser.context.on('weberror', (error) => pageErrors.push(error.error().message));
+    page = await browser.context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(`${fx.server.url}/#session=library-start`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await fx?.close();
+    await fake?.close();
+  });
+
+  afterEach(() => {
+    expect(pageErrors.splice(0)).toEqual([]);
+  });
+
+  const sendLine = async (text: string): Promise<string> => {
+    const before = await page.getByTestId('reply').count();
+    await page.getByTestId('chat-input').fill(text);
+    await page.getByTestId('chat-send').click();
+    await expect.poll(() => page.getByTestId('reply').count(), { timeout: 30_000 }).toBe(before + 1);
+    return (await page.getByTestId('reply').last().textContent()) ?? '';
+  };
+
+  it('imports a PNG card and a JSON card and shows them with avatars; card HTML renders as text', async () => {
+    await page.getByTestId('view-characters').click();
+    await page.getByTestId('import-character').setInputFiles(join(CORPUS_DIR, 'cards', 'c06-lumia-official-v3.png'));
+    await page.getByTestId('import-notice').waitFor();
+    await page.getByTestId('import-character').setInputFiles(jsonCardPath);
+    await expect.poll(() => page.getByTestId('character-list').locator('li').count()).toBe(2);
+    const lumia = page.getByTestId('character-list').locator('li', { hasText: 'Lumia' });
+    expect(await lumia.locator('img.avatar').count()).toBe(1);
+    await page.getByTestId('character-list').locator('li', { hasText: 'Vess' }).getByRole('button').click();
+    await expect.poll(() => page.getByTestId('field-description').inputValue()).toContain(XSS);
+    expect(await page.locator('img[src="x"]').count()).toBe(0);
+  });
+
+  it('starts a chat that opens with the greeting, and swipes to an alternate greeting', async () => {
+    await page.getByTestId('start-chat').click();
+    await page.getByTestId('chat-header').waitFor();
+    expect(await page.getByTestId('chat-character').textContent()).toBe('Vess');
+    const greeting = page.getByTestId('greeting-text');
+    expect(await greeting.textContent()).toBe(`*Vess looks up.* Evening, User. ${XSS}`);
+    expect(await page.locator('img[src="x"]').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __cardXss?: number }).__cardXss)).toBeUndefined();
+    expect(await page.getByTestId('swipe-position').textContent()).toBe('1/3');
+    await page.getByTestId('swipe-next').click();
+    await expect.poll(() => greeting.textContent()).toBe('*Vess closes the ledger.* Back so soon, User?');
+    expect(await page.getByTestId('swipe-position').textContent()).toBe('2/3');
+    // The offline simulation says plainly that it is answering.
+    expect(await page.getByTestId('offline-note').isVisible()).toBe(true);
+  });
+
+  it('plays turns as the chat character', async () => {
+    const first = await sendLine('What are you writing in the ledger?');
+    expect(first).toContain('Vess');
+    const second = await sendLine('Is the lamp lit tonight?');
+    expect(second.length).toBeGreaterThan(4);
+    expect(await page.getByTestId('user-line').count()).toBe(2);
+    const chatId = new URL(page.url()).hash.replace('#session=', '');
+    const prepared = (await fx.demo.turnInputFor(chatId, 'x')).attributes?.['targetPromptId'];
+    expect(prepared).toMatch(/^character-/);
+  });
+
+  it('switches persona and preset for the chat', async () => {
+    const chatUrl = page.url();
+    await page.getByTestId('view-personas').click();
+    await page.getByTestId('persona-name').fill('Ash');
+    await page.getByTestId('persona-description').fill('A courier with a lantern.');
+    await page.getByTestId('create-persona').click();
+    await page.getByTestId('persona-ash').waitFor();
+
+    await page.getByTestId('view-presets').click();
+    await page.getByTestId('import-preset').setInputFiles(join(CORPUS_DIR, 'presets', 'p01-st-default.json'));
+    await expect.poll(() => page.getByTestId('preset-list').locator('li').count()).toBe(2);
+    await expect.poll(async () => (await page.getByTestId('preset-dio').textContent()) ?? '').toContain('DIO cannot use this preset');
+
+    await page.getByTestId('view-chat').click();
+    expect(page.url()).toBe(chatUrl);
+    await page.getByTestId('chat-persona').selectOption({ label: 'Ash' });
+    await expect.poll(() => page.getByTestId('greeting-text').textContent()).toBe('*Vess closes the ledger.* Back so soon, Ash?');
+    const presetOption = await page.getByTestId('chat-preset').locator('option').nth(1).getAttribute('value');
+    await page.getByTestId('chat-preset').selectOption(presetOption ?? '');
+    await expect.poll(async () => (await page.getByTestId('chat-dio').textContent()) ?? '').toContain('✗');
+    const reply = await sendLine('Hello from Ash.');
+    expect(reply.length).toBeGreaterThan(4);
+  });
+
+  it('sets a model URL against a loopback OpenAI-compatible server and plays a turn through it', async () => {
+    await page.getByTestId('view-model').click();
+    await page.getByTestId('model-base-url').fill(fake.baseUrl);
+    await page.getByTestId('model-api-key').fill('sk-browser-test');
+    await page.getByTestId('test-connection').click();
+    await page.getByTestId('model-list').waitFor();
+    expect(await page.getByTestId('model-list').textContent()).toContain('fake-rp');
+    await page.getByTestId('model-list').getByRole('button', { name: 'fake-rp' }).click();
+    await page.getByTestId('model-max-tokens').fill('256');
+    await page.getByTestId('save-model-settings').click();
+    await expect.poll(async () => (await page.getByTestId('model-source').textContent()) ?? '').toContain('saved below');
+    // The key stays on the server.
+    expect(await page.getByTestId('model-api-key').inputValue()).toBe('');
+    expect(await page.content()).not.toContain('sk-browser-test');
+
+    await page.getByTestId('view-chat').click();
+    await expect.poll(() => page.getByTestId('offline-note').count()).toBe(0);
+    const reply = await sendLine('Anything from the server?');
+    expect(reply).toContain('The model server wrote this line.');
+    expect(fake.requests.some((r) => r.body.model === 'fake-rp')).toBe(true);
+  });
+
+  it('deletes a character', async () => {
+    await page.getByTestId('view-characters').click();
+    await page.getByTestId('character-list').locator('li', { hasText: 'Lumia' }).getByRole('button').click();
+    await page.getByTestId('character-editor').waitFor();
+    await page.getByTestId('delete-character').click();
+    await expect.poll(() => page.getByTestId('character-list').locator('li').count()).toBe(1);
+    const { characters } = await fx.demo.library.characters.list();
+    expect(characters.map((c) => c.name)).toEqual(['Vess']);
+  });
+});

@@ -1,0 +1,34 @@
+interface Props {
+  readonly speaker: string;
+  readonly greetings: readonly string[];
+  readonly index: number;
+  readonly onSwipe: (index: number) => void;
+}
+
+/**
+ * The chat's first message: the card's greeting, with the alternate greetings as its swipes
+ * (‹ 2/3 ›). Text only: a card's HTML is shown as the characters it is made of.
+ */
+export function GreetingMessage({ speaker, greetings, index, onSwipe }: Props) {
+  if (greetings.length === 0) return null;
+  const text = greetings[index] ?? '';
+  return (
+    <div className="bubble assistant greeting" data-testid="greeting">
+      <span className="speaker">{speaker}</span>
+      <span data-testid="greeting-text">{text}</span>
+      {greetings.length > 1 && (
+        <span className="swipes">
+          <button type="button" className="link" data-testid="swipe-prev" aria-label="previous greeting" disabled={index === 0} onClick={() => onSwipe(index - 1)}>
+            ‹
+          </button>
+          <span className="muted small" data-testid="swipe-position">
+            {index + 1}/{greetings.length}
+          </span>
+          <button type="button" className="link" data-testid="swipe-next" aria-label="next greeting" disabled={index >= greetings.length - 1} onClick={() => onSwipe(index + 1)}>
+            ›
+          </button>
+        </span>
+      )}
+    </div>
+  );
+}

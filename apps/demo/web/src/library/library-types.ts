@@ -1,0 +1,122 @@
+// Wire shapes of the library API (characters, presets, personas, chats, model settings), as the
+// browser receives them; see apps/demo/README.md and src/server/library/*.ts. Declared here for the
+// same reason as ../types.ts: the UI's type program has no Node or server types.
+
+/** A row of the character list. */
+export interface CharacterSummary {
+  readonly id: string;
+  readonly revision: number;
+  readonly name: string;
+  readonly displayName: string;
+  readonly tags: readonly string[];
+  readonly creator: string;
+  readonly hasAvatar: boolean;
+  readonly format: 'json' | 'png' | 'charx';
+  readonly spec: string;
+  readonly greetings: number;
+}
+
+/** The card fields the character view edits. */
+export interface CharacterFields {
+  readonly name: string;
+  readonly nickname: string;
+  readonly description: string;
+  readonly personality: string;
+  readonly scenario: string;
+  readonly first_mes: string;
+  readonly alternate_greetings: readonly string[];
+  readonly mes_example: string;
+  readonly creator_notes: string;
+  readonly system_prompt: string;
+  readonly post_history_instructions: string;
+  readonly tags: readonly string[];
+  readonly creator: string;
+  readonly character_version: string;
+}
+
+/** `GET /api/characters/:id`. */
+export interface CharacterDetail extends CharacterSummary {
+  readonly fields: CharacterFields;
+  readonly notes: readonly string[];
+  readonly importedAt: string;
+  readonly lorebookEntries: number;
+  readonly specVersion: string;
+}
+
+/** A row of the preset list. */
+export interface PresetSummary {
+  readonly id: string;
+  readonly name: string;
+  readonly builtIn: boolean;
+  readonly prompts: number;
+  readonly warnings: number;
+  readonly dioAccepts: boolean;
+}
+
+/** One issue of the assembler's `validatePreset`. */
+export interface PresetIssue {
+  readonly code: string;
+  readonly message: string;
+  readonly path?: string;
+}
+
+/** `GET /api/presets/:id`. */
+export interface PresetDetail extends PresetSummary {
+  readonly preset: { readonly prompts: readonly { identifier: string; name: string; role: string; content: string; enabled?: boolean; marker?: string }[] };
+  readonly importWarnings: readonly string[];
+  readonly report: {
+    readonly ok: boolean;
+    readonly issues: readonly PresetIssue[];
+    readonly dio: { readonly accepts: true; readonly name?: string; readonly slot: { readonly identifier?: string; readonly rule?: string } } | { readonly accepts: false; readonly reason: PresetIssue };
+    readonly characterText?: readonly { readonly identifier: string; readonly name: string; readonly kind?: string }[];
+    readonly storyDraft: string;
+    readonly warnings: readonly PresetIssue[];
+  };
+  readonly importedAt: string | null;
+}
+
+/** A persona: `{{user}}` and `{{persona}}`. */
+export interface Persona {
+  readonly id: string;
+  readonly revision: number;
+  readonly name: string;
+  readonly description: string;
+  readonly isDefault: boolean;
+}
+
+/** `GET /api/chats/:id`. */
+export interface ChatView {
+  readonly id: string;
+  readonly revision: number;
+  readonly title: string;
+  readonly characterId: string;
+  readonly presetId: string;
+  readonly personaId: string;
+  readonly storyId: string | null;
+  readonly greetingIndex: number;
+  readonly useCardPrompts: boolean;
+  readonly createdAt: string;
+  readonly character: { readonly id: string; readonly name: string; readonly displayName: string; readonly hasAvatar: boolean } | null;
+  readonly preset: { readonly id: string; readonly name: string; readonly dioAccepts: boolean } | null;
+  readonly persona: { readonly id: string; readonly name: string } | null;
+  readonly greetings: readonly string[];
+  readonly dio: { readonly enabled: boolean; readonly targetPromptId: string | null; readonly reason: string | null };
+  readonly problem: string | null;
+}
+
+/** `GET /api/settings/model`. */
+export interface ModelSettingsAnswer {
+  readonly settings: {
+    readonly baseUrl: string | null;
+    readonly model: string | null;
+    readonly hasApiKey: boolean;
+    readonly contextSize: number | null;
+    readonly maxTokens: number | null;
+    readonly story: { readonly baseUrl: string | null; readonly model: string | null; readonly hasApiKey: boolean };
+  };
+  readonly source: 'environment' | 'settings' | 'offline';
+  readonly modelId: string;
+  readonly offline: boolean;
+  readonly environment: boolean;
+  readonly problem?: string;
+}
