@@ -30,6 +30,15 @@ const TEXT_FIELDS: readonly { key: TextField; label: string; rows: number }[] = 
 // Alternate greetings are edited one per block, separated by a line with three dashes.
 const GREETING_SEPARATOR = '\n---\n';
 
+// The editable text of every field, as the form holds it.
+function draftOf(value: CharacterDetail): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const { key } of TEXT_FIELDS) fields[key] = value.fields[key];
+  fields['alternate_greetings'] = value.fields.alternate_greetings.join(GREETING_SEPARATOR);
+  fields['tags'] = value.fields.tags.join(', ');
+  return fields;
+}
+
 /**
  * One character: every card field as plain text (never HTML), save with conflict detection,
  * export as V3 PNG / JSON, delete, and start a chat.
@@ -42,14 +51,16 @@ export function CharacterEditor({ characterId, onChanged, onDeleted, onChatStart
 
   const load = (value: CharacterDetail) => {
     setDetail(value);
-    const fields: Record<string, string> = {};
-    for (const { key } of TEXT_FIELDS) fields[key] = value.fields[key];
-    fields['alternate_greetings'] = value.fields.alternate_greetings.join(GREETING_SEPARATOR);
-    fields['tags'] = value.fields.tags.join(', ');
-    setDraft(fields);
+    setDraft(draftOf(value));
   };
   useEffect(() => {
-    api<CharacterDetail>('GET', `/api/characters/${characterId}`).then(load, (e: unknown) => setError(problemText(e)));
+    api<CharacterDetail>('GET', `/api/characters/${characterId}`).then(
+      (value) => {
+        setDetail(value);
+        setDraft(draftOf(value));
+      },
+      (e: unknown) => setError(problemText(e)),
+    );
   }, [characterId]);
 
   if (!detail) return error ? <p className="error-box">{error}</p> : <p className="muted">…</p>;

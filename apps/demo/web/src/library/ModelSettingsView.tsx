@@ -25,6 +25,21 @@ const SOURCE_TEXT: Readonly<Record<ModelSettingsAnswer['source'], string>> = {
   environment: '环境变量 TROUPE_MODEL_BASE_URL 已设置，优先于这里的设置。The environment variables are set and win over these settings.',
 };
 
+// The form's text for saved settings; keys are never part of it (the server keeps them).
+function formOf(value: ModelSettingsAnswer): Form {
+  const s = value.settings;
+  return {
+    baseUrl: s.baseUrl ?? '',
+    model: s.model ?? '',
+    apiKey: '',
+    contextSize: s.contextSize?.toString() ?? '',
+    maxTokens: s.maxTokens?.toString() ?? '',
+    storyBaseUrl: s.story.baseUrl ?? '',
+    storyModel: s.story.model ?? '',
+    storyApiKey: '',
+  };
+}
+
 /**
  * Model connection settings: an OpenAI-compatible base URL, model and API key (kept on the server,
  * never shown again), "test connection" listing the server's models, context size and response
@@ -39,20 +54,16 @@ export function ModelSettingsView({ onSaved }: Props) {
 
   const load = (value: ModelSettingsAnswer) => {
     setAnswer(value);
-    const s = value.settings;
-    setForm({
-      baseUrl: s.baseUrl ?? '',
-      model: s.model ?? '',
-      apiKey: '',
-      contextSize: s.contextSize?.toString() ?? '',
-      maxTokens: s.maxTokens?.toString() ?? '',
-      storyBaseUrl: s.story.baseUrl ?? '',
-      storyModel: s.story.model ?? '',
-      storyApiKey: '',
-    });
+    setForm(formOf(value));
   };
   useEffect(() => {
-    api<ModelSettingsAnswer>('GET', '/api/settings/model').then(load, (e: unknown) => setError(problemText(e)));
+    api<ModelSettingsAnswer>('GET', '/api/settings/model').then(
+      (value) => {
+        setAnswer(value);
+        setForm(formOf(value));
+      },
+      (e: unknown) => setError(problemText(e)),
+    );
   }, []);
   if (!answer || !form) return error ? <p className="error-box">{error}</p> : <p className="muted">…</p>;
 
