@@ -1,54 +1,36 @@
 import type { ChatRequest } from '@troupe/kernel';
 import { readMessageFacts } from './message-facts.js';
+import { splitPlayerInput } from './player-input.js';
+import { roleplayReply } from './roleplay-reply.js';
+import { characterAliases, shortSentencesAskedOf } from './short-sentence-target.js';
 import { toShortSentences } from './short-sentences.js';
-import { firstSentence, snippet, stripEndPunctuation } from './text.js';
+import { firstSentence, stripEndPunctuation } from './text.js';
 
 /**
  * The actor's reply. When the story draft came as a `<story_draft>` block, the reply delivers it:
- * the same content and format, rewritten into short sentences when a system message asks for them
- * (the seed: the actor only adapts voice and format). Otherwise an in-character reply that names
- * the character from the system prompt, quotes the player's last input, follows a short-sentence
- * requirement and leans on a labelled story draft. Chinese input gets a Chinese reply. Instruction
- * text is never quoted.
+ * the same content and format, rewritten into short sentences when a system message asks this
+ * character for them (the seed: the actor only adapts voice and format). Otherwise an
+ * in-character roleplay reply (see `roleplayReply`): narration reacting to the player, then the
+ * character's answer to what was said, never echoing the player's words or speaking their stage
+ * direction as dialogue; a short-sentence requirement applies only when it names the played
+ * character (or nobody). Chinese input gets a Chinese reply. Instruction text is never quoted.
  * @param request - the actor request (prepared history)
  * @returns the reply text
  */
 export function actorReply(request: ChatRequest): string {
   const facts = readMessageFacts(request);
-  const short = facts.wantsShortSentences;
+  const short = facts.wantsShortSentences && shortSentencesAskedOf(request.messages, characterAliases(request.messages, facts.characterName));
   if (facts.draftTagged && facts.storyDraft) {
     return short ? toShortSentences(facts.storyDraft, facts.lastUserText) : facts.storyDraft;
   }
   const draftLine = facts.storyDraft ? stripEndPunctuation(firstSentence(stripDraftLabel(facts.storyDraft))) : '';
-  if (facts.chinese) {
-    const name = facts.characterName ?? '我';
-    const input = stripEndPunctuation(snippet(facts.lastUserText, short ? 12 : 40));
-    if (short) {
-      const parts = [`${name}点头。`, '“我听见了。', `你说：${input}。`];
-      if (draftLine) parts.push(`${snippet(draftLine, 12)}。`);
-      parts.push('说下去。”');
-      return parts.join('');
-    }
-    const middle = draftLine ? `${draftLine}。` : '让我想一想该怎么回答你。';
-    return `${name}看着你，轻声说：“你说「${input}」。${middle}我是${name}，我在听。”`;
-  }
-  const name = facts.characterName;
-  const input = short ? firstWords(facts.lastUserText, 6) : stripEndPunctuation(snippet(facts.lastUserText, 80));
-  if (short) {
-    const parts = [`${name ?? 'I'} ${name ? 'nods' : 'nod'}.`, '"I heard you.', `You said: ${input}.`];
-    if (draftLine) parts.push(`${snippet(draftLine, 40)}.`);
-    parts.push('Go on."');
-    return parts.join(' ');
-  }
-  const middle = draftLine ? `${draftLine}.` : 'Let me think about how to answer you.';
-  const intro = name ? `${name} looks at you and says quietly:` : 'I look at you and say quietly:';
-  return `${intro} "You said: ${input}. ${middle} ${name ? `I am ${name}, and` : 'And'} I am listening."`;
-}
-
-/** The first `count` words, with an ellipsis when more followed (short sentences stay short). */
-function firstWords(text: string, count: number): string {
-  const words = stripEndPunctuation(text.trim()).split(/\s+/).filter((word) => word !== '');
-  return words.length > count ? `${words.slice(0, count).join(' ')}…` : words.join(' ');
+  return roleplayReply({
+    name: facts.characterName,
+    input: splitPlayerInput(facts.lastUserText),
+    short,
+    draftLine,
+    turn: request.messages.length,
+  });
 }
 
 function stripDraftLabel(draft: string): string {

@@ -22,6 +22,8 @@ export interface MessageFacts {
 }
 
 const NAME_PATTERNS: readonly RegExp[] = [
+  // SillyTavern's main prompt (and Troupe's chat preset): "Write Seraphina's next reply …".
+  /\bWrite ([^\s'’{}][^'’\n{}]{0,40}?)['’]s next reply/u,
   /\bYou are ([A-Z][\p{L}'-]*(?: [A-Z][\p{L}'-]*){0,2})/u,
   /你(?:是|扮演)(?!一|个|谁|这|那|我|你|他|她)([\p{Script=Han}A-Za-z·]{1,8}?)(?:[，,。.！!；;：:\s（(]|$)/u,
   /^\s*(?:Name|Character|名字|姓名|角色)\s*[:：]\s*(.{1,40}?)\s*$/imu,

@@ -105,8 +105,8 @@ describe('kernel + assembler (+ offline model)', () => {
   it('the model-offline README example runs', async () => {
     const { stdout } = await project('assembler').run('model-offline-readme');
     const [direct, reply] = stdout.trim().split('\n');
-    expect(direct).toBe('林默看着你，轻声说：“你说「那封信是谁寄来的」。让我想一想该怎么回答你。我是林默，我在听。”');
-    expect(reply).toContain('Who sent the letter');
+    expect(direct).toBe('*林默停顿了一下，像在斟酌措辞。*“一个不愿露面的人。不过我心里有数。说下去，我在听。”');
+    expect(reply).toContain('Someone who would rather stay unnamed');
   });
 
   it('the assembler README example runs a turn with the offline model', async () => {
