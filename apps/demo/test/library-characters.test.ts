@@ -30,6 +30,8 @@ describe('character library over the corpus', () => {
     expect(result?.event).toBe('result');
     const reply = (result?.data as { reply: string } | undefined)?.reply ?? '';
     expect(reply.trim().length).toBeGreaterThan(0);
+    // In character: the offline actor answers as this card's character.
+    expect(reply).toContain(character.displayName);
     // The actor played this card: its name reaches the model, Lia's text does not.
     const prepared = ((result?.data as { prepared: { history: { content: string }[] } } | undefined)?.prepared.history ?? []).map((m) => m.content).join('\n');
     expect(prepared).toContain(character.displayName);

@@ -14,6 +14,8 @@ export interface CliContext {
   readonly env: NodeJS.ProcessEnv;
   /** How long-running commands (`serve`) wait for their stop; default: SIGINT or SIGTERM. */
   readonly waitForStop?: () => Promise<void>;
+  /** Where interactive commands (`chat`) read the player's lines; default: stdin. */
+  readonly input?: NodeJS.ReadableStream;
 }
 
 /** The default context: stdout and the process environment. */

@@ -2,6 +2,8 @@
 export interface CliOutput {
   /** Writes a line. */
   line(text?: string): void;
+  /** Writes text without ending the line (a streamed reply as it arrives). */
+  write(text: string): void;
   /** Replaces the transient status line (TTY only; plain output ignores it). */
   status(text: string): void;
   /** Clears the status line. */
@@ -26,6 +28,10 @@ export function streamOutput(stream: NodeJS.WriteStream = process.stdout): CliOu
     line(text = '') {
       clear();
       stream.write(`${text}\n`);
+    },
+    write(text) {
+      clear();
+      stream.write(text);
     },
     status(text) {
       if (!isTTY) return;

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { runShowcase } from '../showcase/run-showcase.js';
+import { registerChatCommand } from './commands/chat-command.js';
 import { registerPresetCommand } from './commands/preset-command.js';
 import { registerServeCommand } from './commands/serve-command.js';
 import { registerSessionCommand } from './commands/session-command.js';
@@ -28,6 +29,7 @@ export function buildProgram(context: CliContext): Command {
   program.action(showcase);
   program.command('showcase').description('play the scripted offline showcase (the default)').action(showcase);
   registerServeCommand(program, context);
+  registerChatCommand(program, context);
   registerTurnCommand(program, context);
   registerStoryCommand(program, context);
   registerSessionCommand(program, context);

@@ -109,6 +109,24 @@ export class CharacterLibrary {
   }
 
   /**
+   * Imports a card file unless the library already has the very same card (same `card.json`), as
+   * when `chat --card FILE` is run again with one file.
+   * @param bytes - the file
+   * @param fileName - its name
+   * @returns the character, new or already there
+   * @throws {AssemblerError} as {@link CharacterLibrary.import}
+   */
+  async importOnce(bytes: Uint8Array, fileName?: string): Promise<LibraryCharacter> {
+    const card = importCharacterCard(bytes, { maxFileBytes: MAX_CARD_FILE_BYTES });
+    const text = JSON.stringify(card.source);
+    for (const id of await this.#trees.list()) {
+      const snapshot = await this.#trees.read(id).catch(() => undefined);
+      if (snapshot?.files[CARD_FILE] === text) return this.get(id);
+    }
+    return this.import(bytes, fileName);
+  }
+
+  /**
    * Every character, in name order (a hand-broken one is listed under `broken`).
    * @returns summaries
    */

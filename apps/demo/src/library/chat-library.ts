@@ -42,12 +42,12 @@ export class ChatLibrary {
   }
 
   /**
-   * Creates a chat with a fresh id (which is also its session id).
+   * Creates a chat (its id is also its session id).
    * @param record - the chat
+   * @param id - the id (default: a fresh `chat-…`); an existing id fails with TREE_EXISTS
    * @returns the chat
    */
-  async create(record: Omit<ChatRecord, 'createdAt'>): Promise<Chat> {
-    const id = `chat-${randomBytes(6).toString('hex')}`;
+  async create(record: Omit<ChatRecord, 'createdAt'>, id = `chat-${randomBytes(6).toString('hex')}`): Promise<Chat> {
     await this.#trees.create(id, { [CHAT_FILE]: JSON.stringify({ ...record, createdAt: new Date().toISOString() }) });
     return this.get(id);
   }

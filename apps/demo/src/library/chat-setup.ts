@@ -38,9 +38,9 @@ export function characterPromptText(character: ImportedCharacter, names: ChatNam
     character.personality.trim() && `${names.char}'s personality: ${character.personality.trim()}`,
     character.scenario.trim() && `Scenario: ${character.scenario.trim()}`,
   ].filter((part) => part !== '');
-  const text = parts.join('\n\n');
-  // A card that keeps everything in its lorebook (empty description) still names who to play.
-  return substituteNames(text === '' ? `You are ${names.char}.` : text, names);
+  // The name line first: every model (and the offline simulation) learns who it plays even when the
+  // card's own system_prompt names nobody, and a lorebook-only card (empty description) still says it.
+  return substituteNames([`Name: ${names.char}`, ...parts].join('\n\n'), names);
 }
 
 /**

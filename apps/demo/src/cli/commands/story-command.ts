@@ -2,7 +2,16 @@ import { importCharacterCardFile } from '@troupe/plugin-actor-assembler';
 import type { Command } from 'commander';
 import type { Demo } from '../../compose.js';
 import { type CliContext, type GlobalOptions, withDemo } from '../context.js';
+import { invalidOption } from '../chat-target.js';
 import { characterFromCard } from './character-from-card.js';
+
+// A card from a file, or the card of a library character.
+async function cardFor(demo: Demo, file: string | undefined, libraryId: string | undefined) {
+  if (file && libraryId) throw invalidOption('Give either a card FILE or --character ID, not both');
+  if (libraryId) return (await demo.library.characters.get(libraryId)).card;
+  if (!file) throw invalidOption('Give a card FILE or --character ID');
+  return importCharacterCardFile(file);
+}
 
 /** Registers `story list | show <id> | create <id> --name N | delete <id> | import-card <id> <file>`. */
 export function registerStoryCommand(program: Command, context: CliContext): void {
@@ -53,12 +62,13 @@ export function registerStoryCommand(program: Command, context: CliContext): voi
       }),
     );
   story
-    .command('import-card <id> <file>')
-    .description('add a character from a character card (V2/V3, .json or .png) to a workspace')
-    .option('--character-id <characterId>', 'id for the character (default: from the card name)')
-    .action((id: string, file: string, options: { characterId?: string }) =>
+    .command('import-card <id> [file]')
+    .description('add a character to a workspace from a card file (V1/V2/V3 .json, .png, .charx) or from the library (--character)')
+    .option('--character-id <characterId>', 'id for the character in the story (default: from the card name)')
+    .option('--character <libraryId>', 'a library character instead of a file')
+    .action((id: string, file: string | undefined, options: { characterId?: string; character?: string }) =>
       run(async (demo) => {
-        const card = await importCharacterCardFile(file);
+        const card = await cardFor(demo, file, options.character);
         const workspace = await demo.workspaces.read(id);
         const taken = new Set(workspace.manifest.characters.map((entry) => entry.id));
         const user = (await demo.library.personas.get(await demo.library.personas.defaultId())).name;
