@@ -9,6 +9,7 @@ function fakeOutput(isTTY: boolean): CliOutput & { readonly log: string[] } {
     isTTY,
     log,
     line: (text = '') => log.push(`line:${text}`),
+    write: (text) => log.push(`write:${text}`),
     // Like streamOutput: a plain (non-TTY) output ignores status lines.
     status: (text) => {
       if (isTTY) log.push(`status:${text}`);
