@@ -20,6 +20,8 @@ export function defineContextKey<T>(name: string): ContextKey<T> {
   return Object.freeze({ id: Symbol.for(name), name });
 }
 
+import type { TurnTokenBudget } from './budget/token-budget.js';
+
 /** The edited story draft that the story plugin hands to the actor assembler. */
 export interface StoryDraft {
   /** Markdown text of the draft (sections under their own `##` headings). */
@@ -70,10 +72,14 @@ export interface ActivatedWorldInfo {
  * - `templateVariables`: variables any plugin contributes to prompt macros (`{{getvar::name}}`).
  * - `worldInfo`: set by `@troupe/plugin-lorebook` (entries activated this turn), placed by the
  *   actor assembler at SillyTavern's positions; public material the story research stage may read.
+ * - `tokenBudget`: set by the kernel at the start of every turn — the chat's context and
+ *   response sizes, world info's share and a calibrated token counter for the actor model; read
+ *   by the assembler (history trimming) and by world info (its own budget).
  */
 export const contextKeys = Object.freeze({
   dioCompiledPrompt: defineContextKey<string>('@troupe/kernel/context/dioCompiledPrompt'),
   storyDraft: defineContextKey<StoryDraft>('@troupe/kernel/context/storyDraft'),
   templateVariables: defineContextKey<Readonly<Record<string, string>>>('@troupe/kernel/context/templateVariables'),
   worldInfo: defineContextKey<ActivatedWorldInfo>('@troupe/kernel/context/worldInfo'),
+  tokenBudget: defineContextKey<TurnTokenBudget>('@troupe/kernel/context/tokenBudget'),
 });

@@ -21,6 +21,8 @@ export { foldCommittedTurns, historyFromEvents, messagesFromTurns, TURN_COMMITTE
 export type { CommittedTurnRecord, TurnCommittedData } from './turn/session-history.js';
 export { contextKeys, defineContextKey } from './context-keys.js';
 export type { ActivatedWorldInfo, ActivatedWorldInfoEntry, ContextKey, StoryDraft, WorldInfoPosition } from './context-keys.js';
+export { DEFAULT_TOKEN_BUDGET, estimateTokenizer } from './budget/index.js';
+export type { TokenBudgetSettings, TurnTokenBudget } from './budget/index.js';
 export { KernelError, describeError, toError } from './errors.js';
 export type { KernelErrorCode, KernelErrorOptions } from './errors.js';
 export { abortReason, isAbortError, linkedController, raceAbort, throwIfAborted } from './abort.js';

@@ -44,8 +44,13 @@ export function offlineModel(options: OfflineModelOptions = {}): ChatModel {
   return new OfflineModel(parsed.data, options.clock ?? systemClock);
 }
 
+/** The context window the offline model reports (`capabilities.contextTokens`): effectively unlimited. */
+const OFFLINE_CONTEXT_TOKENS = 10_000_000;
+
 class OfflineModel implements ChatModel {
   readonly id = OFFLINE_MODEL_ID;
+  // A simulation reads any prompt: the context budget never trims history for it.
+  readonly capabilities = { contextTokens: OFFLINE_CONTEXT_TOKENS } as const;
   readonly #options: z.infer<typeof OptionsSchema>;
   readonly #clock: Clock;
 

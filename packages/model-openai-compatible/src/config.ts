@@ -58,6 +58,12 @@ export interface OpenAICompatibleOptions {
    * the kernel's Chinese-aware estimate for other models. Env: `TROUPE_MODEL_TOKENIZER`.
    */
   readonly tokenizer?: TokenizerSetting;
+  /**
+   * The model's context window as the server runs it (e.g. Ollama's `num_ctx`, llama.cpp's `-c`,
+   * vLLM's `--max-model-len`), reported as `capabilities.contextTokens`: the default context size
+   * of a chat's token budget. Env: `TROUPE_MODEL_CONTEXT_TOKENS`.
+   */
+  readonly contextTokens?: number;
   /** Temperature used when a request does not set one. */
   readonly temperature?: number;
   /** Extra HTTP headers for every request. */
@@ -92,6 +98,7 @@ export const MODEL_ENV = {
   tools: 'TROUPE_MODEL_TOOLS',
   thinkTags: 'TROUPE_MODEL_THINK_TAGS',
   tokenizer: 'TROUPE_MODEL_TOKENIZER',
+  contextTokens: 'TROUPE_MODEL_CONTEXT_TOKENS',
 } as const;
 
 /** The prefix of {@link MODEL_ENV}. */
@@ -130,6 +137,7 @@ const ConfigSchema = z.object({
     .transform((value): ToolsSetting => (value === true ? 'on' : value === false ? 'off' : value)),
   thinkTags: z.enum(['auto', 'open-in-prompt', 'off']).default('auto'),
   tokenizer: z.enum(['auto', 'o200k_base', 'cl100k_base', 'estimate']).default('auto'),
+  contextTokens: z.coerce.number().int().min(256).max(100_000_000).optional(),
   temperature: z.number().min(0).max(2).optional(),
   headers: z.record(z.string(), z.string()).default({}),
   extraBody: z.record(z.string(), z.unknown()).default({}),
@@ -162,6 +170,7 @@ export function resolveOpenAICompatibleConfig(
     tools: options.tools ?? setting(env[names.tools]),
     thinkTags: options.thinkTags ?? setting(env[names.thinkTags]),
     tokenizer: options.tokenizer ?? setting(env[names.tokenizer]),
+    contextTokens: options.contextTokens ?? nonEmpty(env[names.contextTokens]),
   };
   const parsed = ConfigSchema.safeParse(candidate);
   if (!parsed.success) {

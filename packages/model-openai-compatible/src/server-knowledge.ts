@@ -38,8 +38,8 @@ export class ServerKnowledge {
 
   /** The capabilities the model reports (see `ChatModel.capabilities`). */
   get capabilities(): ModelCapabilities {
-    if (this.#config.tools === 'on') return { tools: true };
-    if (this.#config.tools === 'off') return { tools: false };
-    return this.tools === undefined ? {} : { tools: this.tools };
+    const window = this.#config.contextTokens === undefined ? {} : { contextTokens: this.#config.contextTokens };
+    const tools = this.#config.tools === 'on' ? true : this.#config.tools === 'off' ? false : this.tools;
+    return tools === undefined ? window : { tools, ...window };
   }
 }

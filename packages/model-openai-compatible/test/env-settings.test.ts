@@ -39,3 +39,12 @@ describe('settings from the environment', () => {
     }
   });
 });
+
+describe('the context window setting', () => {
+  it('TROUPE_MODEL_CONTEXT_TOKENS becomes capabilities.contextTokens; a bad value is MODEL_CONFIG_INVALID', async () => {
+    const { openAICompatibleModel } = await import('../src/index.js');
+    expect(openAICompatibleModel({}, { ...base, TROUPE_MODEL_CONTEXT_TOKENS: '16384' }).capabilities).toEqual({ contextTokens: 16384 });
+    expect(openAICompatibleModel({ contextTokens: 4096, tools: 'off' }, base).capabilities).toEqual({ tools: false, contextTokens: 4096 });
+    expect(() => openAICompatibleModel({}, { ...base, TROUPE_MODEL_CONTEXT_TOKENS: 'lots' })).toThrow(/contextTokens/);
+  });
+});

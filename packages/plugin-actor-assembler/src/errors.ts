@@ -14,6 +14,8 @@
  * - `MACRO_SLOT_VARIABLE_UNSET` — `{{getvar::dioCompiledPrompt}}` (a slot variable) read while unset.
  * - `MACRO_RESERVED_VARIABLE` — something other than a slot rule tried to set a slot variable.
  * - `ASSEMBLE_INPUT_INVALID` — `assemble` received malformed input.
+ * - `BUDGET_PROMPT_TOO_LONG` — the prompt does not fit the chat's token budget even with every
+ *   history message dropped (the fixed prompts, DIO slot, story draft and input alone are too long).
  * - `IMPORT_TOO_LARGE` — a file or chunk is over its size cap.
  * - `IMPORT_JSON_INVALID` — a file is not valid JSON.
  * - `IMPORT_PRESET_INVALID` — a SillyTavern preset does not have the expected shape.
@@ -37,6 +39,7 @@ export type AssemblerErrorCode =
   | 'MACRO_SLOT_VARIABLE_UNSET'
   | 'MACRO_RESERVED_VARIABLE'
   | 'ASSEMBLE_INPUT_INVALID'
+  | 'BUDGET_PROMPT_TOO_LONG'
   | 'IMPORT_TOO_LARGE'
   | 'IMPORT_JSON_INVALID'
   | 'IMPORT_PRESET_INVALID'

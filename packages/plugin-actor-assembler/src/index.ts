@@ -4,6 +4,8 @@ export type { ActorAssemblerOptions } from './plugin.js';
 export { actorProfileKey } from './actor-profile.js';
 export type { ActorProfile } from './actor-profile.js';
 export { assemble } from './assemble.js';
+export { CONTEXT_TRIMMED_EVENT, fitHistoryToBudget, selectWithinBudget } from './budget/index.js';
+export type { ContextTrimmedData, HistoryFit } from './budget/index.js';
 export type { AssembleInput, AssembleResult } from './assemble.js';
 export {
   applyDioCompiledPrompt,

@@ -1,7 +1,9 @@
 import { type ChatMessage, type PluginDefinition, type PreparedActorPrompt, type TurnContext, contextKeys, definePlugin, throwIfAborted } from '@troupe/kernel';
 import * as z from 'zod';
 import { actorProfileKey } from './actor-profile.js';
-import { assemble } from './assemble.js';
+import { type AssembleResult, assemble } from './assemble.js';
+import { contextTrimmedData, fitHistoryToBudget } from './budget/index.js';
+import { CONTEXT_TRIMMED_EVENT } from './budget/trim-event.js';
 import type { MacroFields } from './macros.js';
 import { type Preset, PresetSchema, defaultPreset } from './preset.js';
 
@@ -77,7 +79,7 @@ function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPromp
   const char = profile.char ?? config.char;
   const fields = profile.fields ?? config.fields;
   const worldInfo = ctx.get(contextKeys.worldInfo);
-  const result = assemble({
+  const assembleWith = (history: readonly ChatMessage[]) => assemble({
     preset: profile.preset ?? config.preset ?? defaultPreset(),
     history,
     input,
@@ -92,8 +94,23 @@ function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPromp
     ...(config.unknownMacros !== undefined ? { unknownMacros: config.unknownMacros } : {}),
     ...(config.storyDraftInstruction !== undefined ? { storyDraftInstruction: config.storyDraftInstruction } : {}),
   });
+  const result = assembleWithinBudget(history, assembleWith, ctx);
   if (result.dioSlot) ctx.events.append(DIO_APPLIED_EVENT, { rule: result.dioSlot.rule, identifier: result.dioSlot.identifier }, { ignorable: true });
   return { history: result.messages };
+}
+
+/**
+ * Assembles within the turn's token budget (`contextKeys.tokenBudget`, set by the kernel): the
+ * oldest history goes first, and an ignorable {@link CONTEXT_TRIMMED_EVENT} lists what went.
+ * Without a budget in the context (an older kernel) the whole history is placed.
+ */
+function assembleWithinBudget(history: readonly ChatMessage[], assembleWith: (history: readonly ChatMessage[]) => AssembleResult, ctx: TurnContext): AssembleResult {
+  const budget = ctx.get(contextKeys.tokenBudget);
+  if (!budget) return assembleWith(history);
+  const fit = fitHistoryToBudget(history, assembleWith, (result) => result.messages, budget);
+  const trimmed = contextTrimmedData(history, fit, budget);
+  if (trimmed) ctx.events.append(CONTEXT_TRIMMED_EVENT, trimmed, { ignorable: true });
+  return fit.result;
 }
 
 /**

@@ -12,6 +12,7 @@ import type { ModelRegistry } from '../ports/chat-model.js';
 import { systemClock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import { createModelRegistry } from '../ports/model-registry.js';
+import { TokenCounters } from '../budget/token-counter.js';
 import { HistoryCache } from '../turn/history-cache.js';
 import { parseTurnInput, runTurn, type TurnServices } from '../turn/run-turn.js';
 import { KERNEL_VERSION } from '../version.js';
@@ -83,6 +84,8 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     models,
     sessionLog: options.sessionLog,
     histories: new HistoryCache(options.sessionLog),
+    tokenCounters: new TokenCounters(),
+    maxHistoryTurns: validMaxHistoryTurns(options.maxHistoryTurns),
     clock,
     background,
     runner,
@@ -92,6 +95,17 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     generateTurnId: options.generateTurnId ?? randomUUID,
   };
   return new KernelHarness(services, root, background, closeCallbacks);
+}
+
+/** Earlier turns a turn reads by default: far more than any context window holds, still bounded. */
+const DEFAULT_MAX_HISTORY_TURNS = 1_000;
+
+function validMaxHistoryTurns(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_HISTORY_TURNS;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new KernelError('KERNEL_HARNESS_INVALID', `maxHistoryTurns must be a non-negative integer, got ${String(value)}`);
+  }
+  return value;
 }
 
 function pickModels(options: HarnessOptions): ModelRegistry {

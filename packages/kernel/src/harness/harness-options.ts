@@ -33,6 +33,12 @@ export interface HarnessOptions {
   readonly director?: DirectorSettings;
   /** Generates turn ids when the input has none (default: `crypto.randomUUID`). */
   readonly generateTurnId?: () => string;
+  /**
+   * Most earlier turns a turn reads from its session (default 1 000): the history handed to
+   * plugins stays bounded however long the session grows; the assembler then fits it to the
+   * token budget (`scenario.tokenBudget`).
+   */
+  readonly maxHistoryTurns?: number;
 }
 
 /** Options of {@link Harness.runTurn}. */

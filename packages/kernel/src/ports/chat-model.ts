@@ -98,6 +98,8 @@ export type ChatStreamPart =
 export interface ModelCapabilities {
   /** Native tool calling (`tools` in a request). `false`: callers should use a JSON fallback. */
   readonly tools?: boolean;
+  /** The model's context window in tokens, when known: the default of a chat's `tokenBudget.contextTokens`. */
+  readonly contextTokens?: number;
 }
 
 /**

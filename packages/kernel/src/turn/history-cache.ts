@@ -30,11 +30,27 @@ export class HistoryCache {
 
   /**
    * The conversation before `currentTurnId`: each earlier turn's latest step as a user and an
-   * assistant message.
+   * assistant message — at most the last `maxTurns` turns, so a turn of a 10 000-turn session
+   * does not hand every plugin 20 000 messages.
+   * @param sessionId - the session
+   * @param currentTurnId - the turn being run (left out)
+   * @param maxTurns - most earlier turns to return (default: all)
+   * @returns the messages, and how many older messages were left out
    */
-  async history(sessionId: string, currentTurnId: string): Promise<ChatMessage[]> {
+  async history(sessionId: string, currentTurnId: string, maxTurns = Number.POSITIVE_INFINITY): Promise<{ messages: ChatMessage[]; omitted: number }> {
     const session = await this.#refresh(sessionId);
-    return messagesFromTurns(session.turns.values(), currentTurnId);
+    const all = session.turns;
+    const earlier = all.has(currentTurnId) ? all.size - 1 : all.size;
+    const skip = Math.max(0, earlier - maxTurns);
+    if (skip === 0) return { messages: messagesFromTurns(all.values(), currentTurnId), omitted: 0 };
+    // Walk past the oldest turns without building their messages.
+    const recent: CommittedTurnRecord[] = [];
+    let seen = 0;
+    for (const turn of all.values()) {
+      if (turn.turnId === currentTurnId) continue;
+      if (seen++ >= skip) recent.push(turn);
+    }
+    return { messages: messagesFromTurns(recent, currentTurnId), omitted: skip * 2 };
   }
 
   async #refresh(sessionId: string): Promise<CachedSession> {

@@ -13,6 +13,8 @@ import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { SessionLog } from '../ports/session-log.js';
 import type { HistoryCache } from './history-cache.js';
+import type { TokenCounters } from '../budget/token-counter.js';
+import { contextKeys } from '../context-keys.js';
 import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
 import { TurnInputSchema, type Scenario, type TurnInput } from './turn-input.js';
 import { TurnState } from './turn-state.js';
@@ -24,6 +26,8 @@ export interface TurnServices {
   readonly models: ModelRegistry;
   readonly sessionLog: SessionLog;
   readonly histories: HistoryCache;
+  readonly tokenCounters: TokenCounters;
+  readonly maxHistoryTurns: number;
   readonly clock: Clock;
   readonly background: BackgroundTasks;
   readonly runner: HookRunnerSettings;
@@ -61,8 +65,9 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
   let state: TurnState | undefined;
   try {
     if (signal.aborted) throw abortReason(signal);
-    const history = await services.histories.history(input.sessionId, turnId);
+    const { messages: history, omitted } = await services.histories.history(input.sessionId, turnId, services.maxHistoryTurns);
     if (signal.aborted) throw abortReason(signal);
+    const tokenBudget = { ...services.scenario.tokenBudget, ...input.scenario?.tokenBudget };
     state = new TurnState({
       turnId,
       sessionId: input.sessionId,
@@ -77,6 +82,8 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
       background: services.background,
       ...(options.onEvent ? { onQueued: options.onEvent } : {}),
     });
+    const actorModel = services.models.resolve(scenario.actorModel);
+    state.values.set(contextKeys.tokenBudget.id, services.tokenCounters.forTurn(actorModel, tokenBudget, omitted));
 
     if (scenario.preActorDirector && !services.tools.isEmpty) {
       await runDirector(state, services.tools, services.models, services.director, {
@@ -89,11 +96,13 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     const initial: PreparedActorPrompt = { history: [...history, { role: 'user', content: input.text }] };
     const prepared = await runWaterfall(services.hooks.get('actorAssemble'), initial, state, services.runner);
 
-    const actor = await callActor(services.models.resolve(scenario.actorModel), {
+    const actor = await callActor(actorModel, {
       messages: prepared.history,
       signal,
       meta: { stage: 'actor', sessionId: input.sessionId, turnId },
+      ...(tokenBudget.responseTokens !== undefined ? { maxOutputTokens: tokenBudget.responseTokens } : {}),
     }, options);
+    if (actor.usage?.inputTokens) learnTokenCounts(state, services.tokenCounters.calibrate(actorModel, prepared.history, actor.usage.inputTokens), actor.usage.inputTokens);
 
     const reviewed = await runWaterfall(services.hooks.get('review'), { text: actor.text }, state, services.runner);
     if (signal.aborted) throw abortReason(signal);
@@ -135,6 +144,12 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
   } finally {
     dispose();
   }
+}
+
+/** Warns (an ignorable event) when the server counted far fewer prompt tokens than were sent. */
+function learnTokenCounts(state: TurnState, result: ReturnType<TokenCounters['calibrate']>, reported: number): void {
+  if (!result?.truncationSuspected) return;
+  state.queue('kernel/prompt-truncation-suspected', { sentTokens: result.counted, reportedTokens: reported }, { ignorable: true });
 }
 
 /** Writes what a failed turn queued, plus a `kernel/turn-failed` event, for diagnosis. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { TokenBudgetSettings } from '../budget/token-budget.js';
 import type { ModelRef } from '../ports/chat-model.js';
 import { SESSION_ID_PATTERN } from '../ports/session-log.js';
 
@@ -12,6 +13,8 @@ export interface Scenario {
   readonly directorModel?: ModelRef;
   /** The actor's model; default = the registry's default. */
   readonly actorModel?: ModelRef;
+  /** The chat's token budget (context size, response length, world info share); see `contextKeys.tokenBudget`. */
+  readonly tokenBudget?: TokenBudgetSettings;
 }
 
 const modelRefSchema = z.object({ provider: z.string().min(1).optional(), model: z.string().min(1).optional() }).strict();
@@ -23,6 +26,14 @@ export const ScenarioSchema = z
     tools: z.array(z.string().min(1)).optional(),
     directorModel: modelRefSchema.optional(),
     actorModel: modelRefSchema.optional(),
+    tokenBudget: z
+      .object({
+        contextTokens: z.int().min(256).max(100_000_000).optional(),
+        responseTokens: z.int().min(1).max(10_000_000).optional(),
+        worldInfoTokens: z.int().min(0).max(100_000_000).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
