@@ -1,3 +1,5 @@
+import type { TurnTokenBudget } from './budget/token-budget.js';
+
 /**
  * A typed slot in the turn context. Plugins share data only through keys the kernel defines
  * (so they never import each other); a plugin may define private keys for itself.
@@ -19,8 +21,6 @@ export interface ContextKey<T> {
 export function defineContextKey<T>(name: string): ContextKey<T> {
   return Object.freeze({ id: Symbol.for(name), name });
 }
-
-import type { TurnTokenBudget } from './budget/token-budget.js';
 
 /** The edited story draft that the story plugin hands to the actor assembler. */
 export interface StoryDraft {
