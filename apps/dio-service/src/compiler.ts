@@ -1,7 +1,9 @@
 import { abortReason, type ChatModel, describeError, type Logger } from '@troupe/kernel';
+import { checkCompiled, containsRequirement, readVerification, stripReasoning, VERIFY_SCHEMA, verifyMessages } from './compile-checks.js';
+import { mergePrompt } from './merge-prompt.js';
 
-/** Longest compiled prompt the service accepts from a model (characters). */
-export const MAX_COMPILED_PROMPT = 100_000;
+export { MAX_COMPILED_PROMPT } from './compile-checks.js';
+export { mergePrompt } from './merge-prompt.js';
 
 /** What a compilation starts from. */
 export interface CompileInput {
@@ -23,32 +25,22 @@ export interface CompileResult {
   readonly compiledBy: 'model' | 'merge';
 }
 
-const REQUIREMENTS_HEADING = '## 长期要求 / Lasting requirements';
-
-/**
- * The deterministic merge: the base prompt, then every active requirement as a list. The result
- * is a complete replacement for the character prompt (never just the new sentence).
- * @param base - base character prompt
- * @param requirements - active requirements, oldest first
- * @returns the merged prompt (the base alone when there are no requirements)
- */
-export function mergePrompt(base: string, requirements: readonly string[]): string {
-  const trimmed = base.trimEnd();
-  if (requirements.length === 0) return trimmed;
-  return `${trimmed}\n\n${REQUIREMENTS_HEADING}\n${requirements.map((text) => `- ${text.trim().replace(/\s*\n\s*/g, ' ')}`).join('\n')}`;
-}
-
 const SYSTEM_PROMPT = [
   'You maintain a roleplay character prompt. Rewrite the draft below into ONE complete character prompt',
-  'that keeps everything in the base prompt and applies every lasting requirement listed in it.',
+  'that keeps everything in the base prompt and applies every lasting requirement listed in it;',
+  'where a requirement contradicts the base, the requirement wins and the contradicted trait is removed.',
   'Answer with the complete prompt text only, no commentary.',
 ].join(' ');
 
 /**
  * Compiles through a {@link ChatModel} (`meta.stage = 'dio/compile'`). The model receives the
- * deterministic merge as the draft; its answer is used only when it is non-empty, not too long,
- * and names the character; otherwise (or when the model fails) the merge is used. Cancellation
- * propagates.
+ * deterministic merge as the draft. Its answer — with any reasoning removed (`<think>…</think>`;
+ * reasoning fields never reach `text`) — is used only when it is non-empty, not too long, names
+ * the character, keeps the base, and keeps every active requirement's intent: a requirement whose
+ * words it contains (the rule the merge satisfies) counts as kept, every other one must be
+ * confirmed by a verification call (`dio/verify`) quoting the sentence that applies it, and the
+ * quote must really be in the prompt. Otherwise (or when a model call fails) the merge is used.
+ * Cancellation propagates.
  * @param model - the compiling model (the offline model echoes the draft)
  * @param input - base, requirements, name, ids and signal
  * @param logger - diagnostics
@@ -58,6 +50,11 @@ const SYSTEM_PROMPT = [
 export async function compilePrompt(model: ChatModel, input: CompileInput, logger: Logger): Promise<CompileResult> {
   if (input.signal.aborted) throw abortReason(input.signal);
   const merged = mergePrompt(input.base, input.requirements);
+  const meta = (stage: string) => ({ stage, sessionId: input.sessionId, turnId: input.turnId });
+  const fallback = (problem: string): CompileResult => {
+    logger.warn('compile model output rejected; using the deterministic merge', { problem });
+    return { compiledPrompt: merged, compiledBy: 'merge' };
+  };
   let text: string;
   try {
     const response = await model.generate({
@@ -66,32 +63,45 @@ export async function compilePrompt(model: ChatModel, input: CompileInput, logge
         { role: 'user', content: merged },
       ],
       signal: input.signal,
-      meta: { stage: 'dio/compile', sessionId: input.sessionId, turnId: input.turnId },
+      meta: meta('dio/compile'),
       temperature: 0,
     });
-    text = response.text.trim();
+    text = stripReasoning(response.text);
   } catch (error) {
     if (input.signal.aborted) throw abortReason(input.signal);
-    logger.warn('compile model failed; using the deterministic merge', { error: describeError(error) });
-    return { compiledPrompt: merged, compiledBy: 'merge' };
+    return fallback(`the model failed: ${describeError(error).message}`);
   }
-  const problem = validateCompiled(text, input.characterName);
-  if (problem) {
-    logger.warn('compile model output rejected; using the deterministic merge', { problem });
-    return { compiledPrompt: merged, compiledBy: 'merge' };
+  const problem = validateCompiled(text, input.characterName, input.base);
+  if (problem) return fallback(problem);
+  if (text === merged) return { compiledPrompt: merged, compiledBy: 'merge' };
+  const unverified = input.requirements.flatMap((requirement, index) => (containsRequirement(text, requirement) ? [] : [{ index: index + 1, text: requirement }]));
+  if (unverified.length > 0) {
+    try {
+      const verdict = await model.generate({
+        messages: verifyMessages(text, unverified),
+        json: { schema: VERIFY_SCHEMA, name: 'dio_verify' },
+        signal: input.signal,
+        meta: meta('dio/verify'),
+        temperature: 0,
+      });
+      const lost = readVerification(verdict.text, text, unverified.map((requirement) => requirement.index));
+      if (lost) return fallback(lost);
+    } catch (error) {
+      if (input.signal.aborted) throw abortReason(input.signal);
+      return fallback(`the verification failed: ${describeError(error).message}`);
+    }
   }
-  return { compiledPrompt: text, compiledBy: text === merged ? 'merge' : 'model' };
+  return { compiledPrompt: text, compiledBy: 'model' };
 }
 
 /**
- * Checks a model's compiled prompt.
+ * The structural checks of a model's compiled prompt (reasoning already removed).
  * @param text - the model's answer, trimmed
  * @param characterName - the name it must contain, when known
+ * @param base - the base prompt it must keep (when given, an answer under half its length fails)
  * @returns why it is unusable, or undefined when it is fine
  */
-export function validateCompiled(text: string, characterName: string | undefined): string | undefined {
-  if (text.length === 0) return 'empty';
-  if (text.length > MAX_COMPILED_PROMPT) return `longer than ${MAX_COMPILED_PROMPT} characters`;
-  if (characterName && !text.includes(characterName)) return `does not name the character "${characterName}"`;
-  return undefined;
+export function validateCompiled(text: string, characterName: string | undefined, base = ''): string | undefined {
+  return checkCompiled(text, { base, characterName });
 }
+

@@ -4,6 +4,7 @@ import { describeError, type Logger, silentLogger } from '@troupe/kernel';
 import { DIO_ID_PATTERN, ScheduleRequestSchema } from '@troupe/plugin-dio';
 import * as z from 'zod';
 import type { ConversationQuery, DioService } from './dio-service.js';
+import { basePromptFromCard, CardCharacterSchema } from './card-prompt.js';
 import { ServiceError } from './service-error.js';
 
 /** Largest request body accepted (bytes). */
@@ -19,7 +20,10 @@ export interface DioServerOptions {
   readonly logger?: Logger;
 }
 
-const PromptBodySchema = z.object({ content: z.string().min(1).max(50_000), characterName: z.string().min(1).max(200).optional() }).strict();
+const PromptBodySchema = z.union([
+  z.object({ content: z.string().min(1).max(50_000), characterName: z.string().min(1).max(200).optional() }).strict(),
+  z.object({ character: CardCharacterSchema, user: z.string().min(1).max(200).optional() }).strict(),
+]);
 const QuerySchema = z.object({ userId: z.string().regex(DIO_ID_PATTERN), conversationId: z.string().regex(DIO_ID_PATTERN), targetPromptId: z.string().regex(DIO_ID_PATTERN) });
 
 /**
@@ -29,7 +33,9 @@ const QuerySchema = z.object({ userId: z.string().regex(DIO_ID_PATTERN), convers
  * - `GET /v1/director/active-prompt?userId&conversationId&targetPromptId` — latest version (404 = none)
  * - `GET /v1/director/requirements?userId&conversationId&targetPromptId` — active requirements
  * - `DELETE /v1/director/requirements/{requirementId}?userId&conversationId&targetPromptId` — revoke + recompile
- * - `PUT /v1/prompts/{targetPromptId}` (admin token) — register a base prompt `{content, characterName?}`
+ * - `PUT /v1/prompts/{targetPromptId}` (admin token) — register a base prompt `{content, characterName?}`,
+ *   or a card's fields `{character: {name, nickname?, description?, personality?, scenario?}, user?}`
+ *   (rendered into the character's full definition)
  * - `GET /healthz`
  * Errors are `{ok:false, error:{code, message}}`. The Authorization header is never logged.
  * @param service - the behaviour
@@ -58,7 +64,11 @@ export function createDioServer(service: DioService, options: DioServerOptions):
       requireAdmin(request);
       const targetPromptId = validId(segments[2]);
       const body = parseBody(PromptBodySchema, await readJson(request, maxBody));
-      const { created } = await service.registerPrompt(targetPromptId, body.content, body.characterName);
+      // A card's fields are rendered here into its full definition, so the base prompt (and every
+      // compiled prompt built on it) is the whole character, never a fragment.
+      const prompt = 'character' in body ? basePromptFromCard(body.character, body.user) : body;
+      if (prompt.content.trim() === '') throw new ServiceError(400, 'INVALID_REQUEST', 'The card has no description, personality or scenario: nothing to register');
+      const { created } = await service.registerPrompt(targetPromptId, prompt.content, prompt.characterName);
       return send(response, created ? 201 : 200, { ok: true, targetPromptId, created });
     }
     const user = authenticate(request);

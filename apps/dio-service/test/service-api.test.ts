@@ -155,4 +155,32 @@ describe('reference DIO service', () => {
     const active = await call(running.url, 'GET', `/v1/director/active-prompt${query('alice')}`, TOKENS.alice);
     expect(active.json.compiledPrompt.startsWith('你是莉娅，灯塔看守人。')).toBe(true);
   });
+
+  it("a card's fields register its full definition as the base prompt, so the compiled prompt is the whole character", async () => {
+    running = await startTestService();
+    const card = {
+      name: 'Lia',
+      nickname: '莉娅',
+      description: '{{char}}是灯塔看守人，照顾{{user}}。',
+      personality: '冷静，爱用比喻。',
+      scenario: '暴风雨夜，{{user}}来到灯塔。',
+      first_mes: '「进来吧。」',
+      character_book: null,
+    };
+    const registered = await call(running.url, 'PUT', '/v1/prompts/lia-character', ADMIN, { character: card, user: '阿明' });
+    expect(registered).toMatchObject({ status: 201, json: { created: true } });
+    const client = new DioClient(running.url, 2_000);
+    await client.waitForTerminal((await schedule(client, 't1', REQUIREMENT)).requestId, { userAuthorization: `Bearer ${TOKENS.alice}`, intervalMs: 20 });
+    const active = await call(running.url, 'GET', `/v1/director/active-prompt${query('alice')}`, TOKENS.alice);
+    const compiled: string = active.json.compiledPrompt;
+    expect(compiled).toContain('莉娅是灯塔看守人，照顾阿明。');
+    // the personality's "爱用比喻" is reversed by the requirement: the merge says which wins
+    expect(compiled).toContain("[莉娅's personality: 冷静，爱用比喻。〔已由长期要求 1 取代 / superseded by lasting requirement 1〕]");
+    expect(compiled).toContain('[Circumstances and context of the dialogue: 暴风雨夜，阿明来到灯塔。]');
+    expect(compiled).toContain(REQUIREMENT);
+    expect(compiled).not.toContain('进来吧');
+    const empty = await call(running.url, 'PUT', '/v1/prompts/nobody', ADMIN, { character: { name: 'Nobody', description: null } });
+    expect(empty).toMatchObject({ status: 400, json: { error: { code: 'INVALID_REQUEST' } } });
+    expect((await call(running.url, 'PUT', '/v1/prompts/nobody', ADMIN, { character: { description: 'x' } })).status).toBe(400);
+  });
 });
