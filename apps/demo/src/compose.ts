@@ -130,13 +130,18 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
     await dio.registerPrompt(targetPromptId, content, name);
     registered.set(targetPromptId, content);
   };
-  const baseInput = (sessionId: string, text: string, extra: Partial<TurnInput> = {}): TurnInput => ({
-    sessionId,
-    text,
-    userId: dio.userId,
-    authorization: dio.authorization,
-    ...extra,
-  });
+  const baseInput = (sessionId: string, text: string, extra: Partial<TurnInput> = {}): TurnInput => {
+    // The saved context size and reply length are the chat's token budget (a turn's own wins).
+    const tokenBudget = models.tokenBudget;
+    return {
+      sessionId,
+      text,
+      userId: dio.userId,
+      authorization: dio.authorization,
+      ...extra,
+      ...(tokenBudget ? { scenario: { ...extra.scenario, tokenBudget: { ...tokenBudget, ...extra.scenario?.tokenBudget } } } : {}),
+    };
+  };
   try {
     const harness = await createHarness({
       models,

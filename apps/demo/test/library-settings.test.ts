@@ -60,6 +60,58 @@ describe('model settings', () => {
     expectError(await api('PUT', '/api/settings/model', { baseUrl: 'ftp://x' }), 400, 'INVALID_REQUEST');
   });
 
+  it('saves how to talk to each server (structured output, stream usage, tools) and applies them; context size and reply length become the chat budget', async () => {
+    const saved = await api('PUT', '/api/settings/model', {
+      baseUrl: fake.baseUrl,
+      model: 'fake-rp',
+      contextSize: 16384,
+      maxTokens: 512,
+      structuredOutput: 'prompt',
+      streamUsage: 'off',
+      tools: 'off',
+      story: { baseUrl: fake.baseUrl, model: 'fake-small', structuredOutput: 'json_object' },
+    });
+    expect(saved.body.settings).toMatchObject({
+      structuredOutput: 'prompt',
+      streamUsage: 'off',
+      tools: 'off',
+      story: { model: 'fake-small', structuredOutput: 'json_object', streamUsage: 'auto', tools: 'auto' },
+    });
+    expect(fx.demo.models.resolve().capabilities).toEqual({ tools: false, contextTokens: 16384 });
+    expect(fx.demo.turnInput('s', 'hi').scenario?.tokenBudget).toEqual({ contextTokens: 16384, responseTokens: 512 });
+    const before = fake.requests.length;
+    await playTurn(fx.server.url, 'server-settings-turn', 'Hello?');
+    const streamed = fake.requests.slice(before).find((request) => request.body.stream);
+    expect((streamed?.body as { stream_options?: unknown } | undefined)?.stream_options).toBeUndefined();
+    // `auto` is stored as "not set".
+    await api('PUT', '/api/settings/model', { structuredOutput: 'auto', streamUsage: 'auto', tools: 'auto' });
+    const file = JSON.parse(await readFile(join(fx.dataDir, 'settings', 'model.json'), 'utf8'));
+    expect(file.structuredOutput).toBeUndefined();
+    expect(file.story.structuredOutput).toBe('json_object');
+    expectError(await api('PUT', '/api/settings/model', { tools: 'sometimes' }), 400, 'INVALID_REQUEST');
+    await api('PUT', '/api/settings/model', { baseUrl: '', model: '', story: { baseUrl: '', model: '' } });
+  });
+
+  it('reads the story pipeline model from TROUPE_STORY_MODEL_* (provider "story")', async () => {
+    const { dir, cleanup } = await tempDataDir();
+    try {
+      const demo = await composeDemo({
+        dataDir: dir,
+        env: { TROUPE_STORY_MODEL_BASE_URL: fake.baseUrl, TROUPE_STORY_MODEL: 'fake-small', TROUPE_STORY_MODEL_TOOLS: 'off' },
+      });
+      try {
+        expect(demo.modelId).toBe('offline');
+        const story = demo.models.resolve({ provider: 'story' });
+        expect(story.id).toBe('openai-compatible:fake-small');
+        expect(story.capabilities).toEqual({ tools: false });
+      } finally {
+        await demo.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('lets the environment win over saved settings', async () => {
     const { dir, cleanup } = await tempDataDir();
     try {

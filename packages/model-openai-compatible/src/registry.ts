@@ -1,5 +1,5 @@
 import { type ChatModel, KernelError, type ModelRef, type ModelRegistry } from '@troupe/kernel';
-import { MODEL_ENV, type OpenAICompatibleOptions } from './config.js';
+import { MODEL_ENV, modelEnvNames, type OpenAICompatibleOptions } from './config.js';
 import { ModelError } from './model-error.js';
 import { OPENAI_COMPATIBLE_PROVIDER, openAICompatibleModel } from './openai-compatible-model.js';
 
@@ -13,6 +13,8 @@ export interface OpenAICompatibleRegistryOptions {
   readonly models?: Readonly<Record<string, ChatModel>>;
   /** Environment for options left unset (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Environment prefix per provider (default `TROUPE_MODEL`), e.g. `{story: 'TROUPE_STORY_MODEL'}`. */
+  readonly envPrefixes?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -36,7 +38,7 @@ export function openAICompatibleRegistry(options: OpenAICompatibleRegistryOption
     let found = cache.get(key);
     if (!found) {
       const base = options.providers[provider]!;
-      found = openAICompatibleModel(model === undefined ? base : { ...base, model }, options.env);
+      found = openAICompatibleModel(model === undefined ? base : { ...base, model }, options.env, options.envPrefixes?.[provider]);
       cache.set(key, found);
     }
     return found;
@@ -65,6 +67,12 @@ export interface RegistryFromEnvOptions {
   readonly fallback?: ChatModel;
   /** Provider id under which the fallback is also registered (default: the fallback's id). */
   readonly fallbackProvider?: string;
+  /**
+   * More providers read from the environment by prefix, e.g. `{story: 'TROUPE_STORY_MODEL'}`: each
+   * is registered when `<prefix>_BASE_URL` is set and reads `<prefix>` (the model),
+   * `<prefix>_API_KEY`, `<prefix>_STRUCTURED_OUTPUT`, `<prefix>_STREAM_USAGE`, `<prefix>_TOOLS`, ….
+   */
+  readonly envProviders?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -84,8 +92,12 @@ export function modelRegistryFromEnv(options: RegistryFromEnvOptions = {}): Mode
   if (!configured && !options.fallback) {
     throw new ModelError('MODEL_CONFIG_INVALID', `Set ${MODEL_ENV.baseURL} and ${MODEL_ENV.model} (and ${MODEL_ENV.apiKey} if the server needs one), or pass a fallback model.`);
   }
+  const extraProviders = Object.fromEntries(
+    Object.entries(options.envProviders ?? {}).filter(([, prefix]) => (env[modelEnvNames(prefix).baseURL] ?? '').trim() !== ''),
+  );
   return openAICompatibleRegistry({
-    providers: configured ? { [OPENAI_COMPATIBLE_PROVIDER]: {} } : {},
+    providers: { ...(configured ? { [OPENAI_COMPATIBLE_PROVIDER]: {} } : {}), ...Object.fromEntries(Object.keys(extraProviders).map((name) => [name, {}])) },
+    envPrefixes: extraProviders,
     ...(configured ? { defaultProvider: OPENAI_COMPATIBLE_PROVIDER } : fallbackProvider ? { defaultProvider: fallbackProvider } : {}),
     models,
     env,

@@ -12,7 +12,8 @@ const TurnBodySchema = z.object({ text: z.string().trim().min(1, 'say something'
 /**
  * `POST /api/sessions/:sessionId/turns` — plays one turn and streams it as server-sent events:
  * `stage` (story pipeline progress), `progress` (other live events, e.g. `dio/scheduled`),
- * `delta` (reply text as the actor writes it), then exactly one `result` or `error`.
+ * `delta` (reply text as the actor writes it), `reasoning` (a reasoning model's thinking as it
+ * arrives), then exactly one `result` or `error`.
  * Closing the connection cancels the turn (nothing is committed).
  * @param demo - the composed demo
  * @param onUnexpected - called with errors that are not the player's fault (for the log)
@@ -39,6 +40,7 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown) => void): 
           signal: controller.signal,
           onEvent: (event) => send(liveEventMessage(event)),
           onReplyDelta: (delta) => send({ event: 'delta', data: { text: delta } }),
+          onReasoningDelta: (delta) => send({ event: 'reasoning', data: { text: delta } }),
         });
         send({ event: 'result', data: turnResultView(result) });
       } catch (error) {

@@ -16,6 +16,7 @@ export type TurnStreamMessage =
   | { readonly event: 'stage'; readonly data: StageProgress }
   | { readonly event: 'progress'; readonly data: { readonly type: string; readonly data: unknown } }
   | { readonly event: 'delta'; readonly data: { readonly text: string } }
+  | { readonly event: 'reasoning'; readonly data: { readonly text: string } }
   | { readonly event: 'result'; readonly data: TurnResultView }
   | { readonly event: 'error'; readonly data: { readonly code: string; readonly message: string } };
 
@@ -24,6 +25,8 @@ export interface TurnResultView {
   readonly turnId: string;
   readonly step: number;
   readonly reply: string;
+  /** The model's reasoning, when it produced any (shown collapsed, never part of the reply). */
+  readonly reasoning?: string;
   readonly prepared: TurnResult['prepared'];
   readonly events: readonly Pick<SessionEvent, 'id' | 'type' | 'at'>[];
   readonly postReviewErrors: readonly { readonly code: string; readonly message: string }[];
@@ -58,6 +61,7 @@ export function turnResultView(result: TurnResult): TurnResultView {
     turnId: result.turnId,
     step: result.step,
     reply: result.reply,
+    ...(result.reasoning ? { reasoning: result.reasoning } : {}),
     prepared: result.prepared,
     events: result.events.map(({ id, type, at }) => ({ id, type, at })),
     postReviewErrors: result.postReviewErrors.map((error) => ({ code: error.code, message: error.message })),

@@ -1,4 +1,4 @@
-import type { ChatModel, ModelRef, ModelRegistry } from '@troupe/kernel';
+import type { ChatModel, ModelRef, ModelRegistry, TokenBudgetSettings } from '@troupe/kernel';
 import { MODEL_ENV, modelRegistryFromEnv, type OpenAICompatibleOptions, openAICompatibleRegistry } from '@troupe/model-openai-compatible';
 import type { ModelSettings } from './model-settings.js';
 
@@ -9,14 +9,23 @@ const CHAT_PROVIDER = 'openai-compatible';
 /** Where the models come from right now. */
 export type ModelSource = 'environment' | 'settings' | 'offline';
 
-function connection(settings: { baseUrl?: string | undefined; model?: string | undefined; apiKey?: string | undefined }, maxTokens: number | undefined): OpenAICompatibleOptions {
+/** The story pipeline's environment prefix: `TROUPE_STORY_MODEL_BASE_URL`, `TROUPE_STORY_MODEL`, `TROUPE_STORY_MODEL_STRUCTURED_OUTPUT`, …. */
+export const STORY_ENV_PREFIX = 'TROUPE_STORY_MODEL';
+
+function connection(settings: Connection, maxTokens: number | undefined, contextSize?: number): OpenAICompatibleOptions {
   return {
     ...(settings.baseUrl !== undefined ? { baseURL: settings.baseUrl } : {}),
     ...(settings.model !== undefined ? { model: settings.model } : {}),
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+    ...(settings.structuredOutput !== undefined ? { structuredOutput: settings.structuredOutput } : {}),
+    ...(settings.streamUsage !== undefined ? { streamUsage: settings.streamUsage } : {}),
+    ...(settings.tools !== undefined ? { tools: settings.tools } : {}),
+    ...(contextSize !== undefined ? { contextTokens: contextSize } : {}),
     ...(maxTokens !== undefined ? { extraBody: { max_tokens: maxTokens } } : {}),
   };
 }
+
+type Connection = NonNullable<ModelSettings['story']>;
 
 function storyProvider(settings: ModelSettings): Record<string, OpenAICompatibleOptions> {
   const story = settings.story;
@@ -33,6 +42,7 @@ export class SwitchableModels implements ModelRegistry {
   readonly #offline: ChatModel;
   #current!: ModelRegistry;
   #source: ModelSource = 'offline';
+  #tokenBudget: TokenBudgetSettings | undefined;
 
   /**
    * @param env - the process environment
@@ -50,6 +60,11 @@ export class SwitchableModels implements ModelRegistry {
     return this.#source;
   }
 
+  /** The chat's token budget from the saved settings (context size, reply length), if any. */
+  get tokenBudget(): TokenBudgetSettings | undefined {
+    return this.#tokenBudget;
+  }
+
   /** The default model's id (`offline`, `openai-compatible:qwen2.5`, …). */
   get modelId(): string {
     return this.#current.resolve().id;
@@ -61,18 +76,29 @@ export class SwitchableModels implements ModelRegistry {
    * @throws {ModelError} MODEL_CONFIG_INVALID for a connection the provider refuses
    */
   apply(settings: ModelSettings): void {
+    // The chat's token budget follows the saved context size and reply length (the kernel keeps
+    // the reply's share free and fits the history into the rest).
+    this.#tokenBudget =
+      settings.contextSize !== undefined || settings.maxTokens !== undefined
+        ? { ...(settings.contextSize !== undefined ? { contextTokens: settings.contextSize } : {}), ...(settings.maxTokens !== undefined ? { responseTokens: settings.maxTokens } : {}) }
+        : undefined;
     const fallback = { offline: this.#offline };
     if ((this.#env[MODEL_ENV.baseURL] ?? '').trim() !== '') {
-      this.#current = withStory(modelRegistryFromEnv({ env: this.#env, fallback: this.#offline }), settings);
+      this.#current = withStory(fromEnv(this.#env, this.#offline), settings);
       this.#source = 'environment';
       return;
     }
     if (settings.baseUrl && settings.model) {
-      this.#current = openAICompatibleRegistry({ providers: { [CHAT_PROVIDER]: connection(settings, settings.maxTokens), ...storyProvider(settings) }, defaultProvider: CHAT_PROVIDER, models: fallback, env: {} });
+      this.#current = openAICompatibleRegistry({
+        providers: { [CHAT_PROVIDER]: connection(settings, settings.maxTokens, settings.contextSize), ...storyProvider(settings) },
+        defaultProvider: CHAT_PROVIDER,
+        models: fallback,
+        env: {},
+      });
       this.#source = 'settings';
       return;
     }
-    this.#current = withStory(modelRegistryFromEnv({ env: this.#env, fallback: this.#offline }), settings);
+    this.#current = withStory(fromEnv(this.#env, this.#offline), settings);
     this.#source = 'offline';
   }
 
@@ -83,6 +109,11 @@ export class SwitchableModels implements ModelRegistry {
   resolve(ref?: ModelRef): ChatModel {
     return this.#current.resolve(ref);
   }
+}
+
+// The environment's models: the chat's `TROUPE_MODEL_*`, and `story` from `TROUPE_STORY_MODEL_*`.
+function fromEnv(env: Readonly<Record<string, string | undefined>>, offline: ChatModel): ModelRegistry {
+  return modelRegistryFromEnv({ env, fallback: offline, envProviders: { [STORY_PROVIDER]: STORY_ENV_PREFIX } });
 }
 
 // The story provider is added next to whatever else serves the chat.

@@ -14,12 +14,22 @@ const HttpUrl = z
   .url('must be a URL such as http://127.0.0.1:11434/v1')
   .refine((value) => /^https?:\/\//i.test(value), 'must start with http:// or https://');
 
-/** One OpenAI-compatible server: where, which model, and its key. */
+/**
+ * One OpenAI-compatible server: where, which model, its key, and how to talk to it (the
+ * provider's `structuredOutput`, `streamUsage` and `tools`; unset = `auto`, see the
+ * `@troupe/model-openai-compatible` README for which server needs which).
+ */
 export const ConnectionSchema = z.object({
   baseUrl: HttpUrl.optional(),
   model: z.string().trim().min(1).max(256).optional(),
   apiKey: z.string().max(4096).optional(),
+  structuredOutput: z.enum(['auto', 'json_schema', 'json_object', 'prompt']).optional(),
+  streamUsage: z.enum(['auto', 'on', 'off']).optional(),
+  tools: z.enum(['auto', 'on', 'off']).optional(),
 });
+
+/** The server-behaviour settings of a connection, as the browser sees and sends them. */
+export const SERVER_SETTING_KEYS = ['structuredOutput', 'streamUsage', 'tools'] as const;
 
 /** The stored settings. */
 export const ModelSettingsSchema = ConnectionSchema.extend({
@@ -35,13 +45,24 @@ export const ModelSettingsSchema = ConnectionSchema.extend({
 export type ModelSettings = z.output<typeof ModelSettingsSchema>;
 
 /** What the browser sees: everything but the keys. */
-export interface ModelSettingsView {
+export interface ModelSettingsView extends ServerSettingsView {
   readonly baseUrl: string | null;
   readonly model: string | null;
   readonly hasApiKey: boolean;
   readonly contextSize: number | null;
   readonly maxTokens: number | null;
-  readonly story: { readonly baseUrl: string | null; readonly model: string | null; readonly hasApiKey: boolean };
+  readonly story: { readonly baseUrl: string | null; readonly model: string | null; readonly hasApiKey: boolean } & ServerSettingsView;
+}
+
+/** How a connection talks to its server (`auto` when unset). */
+export interface ServerSettingsView {
+  readonly structuredOutput: 'auto' | 'json_schema' | 'json_object' | 'prompt';
+  readonly streamUsage: 'auto' | 'on' | 'off';
+  readonly tools: 'auto' | 'on' | 'off';
+}
+
+function serverSettingsView(connection: z.output<typeof ConnectionSchema> | undefined): ServerSettingsView {
+  return { structuredOutput: connection?.structuredOutput ?? 'auto', streamUsage: connection?.streamUsage ?? 'auto', tools: connection?.tools ?? 'auto' };
 }
 
 /**
@@ -56,7 +77,13 @@ export function settingsView(settings: ModelSettings): ModelSettingsView {
     hasApiKey: (settings.apiKey ?? '') !== '',
     contextSize: settings.contextSize ?? null,
     maxTokens: settings.maxTokens ?? null,
-    story: { baseUrl: settings.story?.baseUrl ?? null, model: settings.story?.model ?? null, hasApiKey: (settings.story?.apiKey ?? '') !== '' },
+    ...serverSettingsView(settings),
+    story: {
+      baseUrl: settings.story?.baseUrl ?? null,
+      model: settings.story?.model ?? null,
+      hasApiKey: (settings.story?.apiKey ?? '') !== '',
+      ...serverSettingsView(settings.story),
+    },
   };
 }
 

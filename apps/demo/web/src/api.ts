@@ -32,6 +32,8 @@ export interface TurnHandlers {
   onStage(progress: StageProgress): void;
   onProgress(type: string, data: unknown): void;
   onDelta(text: string): void;
+  /** A reasoning model's thinking as it arrives (shown collapsed). */
+  onReasoning?(text: string): void;
 }
 
 /**
@@ -69,6 +71,7 @@ export async function playTurn(sessionId: string, text: string, handlers: TurnHa
           const progress = message.data as { type: string; data: unknown };
           handlers.onProgress(progress.type, progress.data);
         } else if (message.event === 'delta') handlers.onDelta((message.data as { text: string }).text);
+        else if (message.event === 'reasoning') handlers.onReasoning?.((message.data as { text: string }).text);
         else if (message.event === 'result') result = message.data as TurnResultView;
         else if (message.event === 'error') throw new ApiFailure(500, message.data as ApiProblem);
       }

@@ -77,6 +77,8 @@ export interface ChatExchange {
   readonly turnId: string;
   readonly input: string;
   readonly reply: string;
+  /** The model's reasoning, when it produced any. */
+  readonly reasoning?: string;
 }
 /** A row of `GET /api/sessions`. */
 export interface SessionSummary {
@@ -102,6 +104,7 @@ export interface PreparedMessage {
 export interface TurnResultView {
   readonly turnId: string;
   readonly reply: string;
+  readonly reasoning?: string;
   readonly prepared: { readonly history: readonly PreparedMessage[] };
   readonly events: readonly { readonly id: string; readonly type: string }[];
 }

@@ -2,7 +2,7 @@ import { readCappedText } from '@troupe/kernel';
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { Demo } from '../../compose.js';
-import { ConnectionSchema, type ModelSettings, ModelSettingsSchema, settingsView } from '../../settings/model-settings.js';
+import { ConnectionSchema, type ModelSettings, ModelSettingsSchema, SERVER_SETTING_KEYS, settingsView } from '../../settings/model-settings.js';
 import { ApiError } from '../api-error.js';
 import { jsonBody } from '../validation.js';
 
@@ -18,7 +18,7 @@ const SaveSchema = ConnectionChange.extend({
   .strict();
 const TestSchema = z.object({ baseUrl: ConnectionSchema.shape.baseUrl.unwrap(), apiKey: z.string().max(4096).optional(), useSavedKey: z.enum(['chat', 'story']).optional() }).strict();
 
-type Connection = { baseUrl?: string | undefined; model?: string | undefined; apiKey?: string | undefined };
+type Connection = NonNullable<ModelSettings['story']>;
 
 function mergeConnection(current: Connection | undefined, change: z.output<typeof ConnectionChange> | undefined): Connection {
   const next: Connection = { ...current };
@@ -26,6 +26,11 @@ function mergeConnection(current: Connection | undefined, change: z.output<typeo
   if (change.baseUrl !== undefined) next.baseUrl = change.baseUrl === '' ? undefined : change.baseUrl;
   if (change.model !== undefined) next.model = change.model === '' ? undefined : change.model;
   if (change.apiKey !== undefined) next.apiKey = change.apiKey === null || change.apiKey === '' ? undefined : change.apiKey;
+  // `auto` is the provider's default: stored as "not set".
+  for (const key of SERVER_SETTING_KEYS) {
+    const value = change[key];
+    if (value !== undefined) (next as Record<string, unknown>)[key] = value === 'auto' ? undefined : value;
+  }
   return Object.fromEntries(Object.entries(next).filter(([, value]) => value !== undefined)) as Connection;
 }
 

@@ -23,6 +23,7 @@ interface Props {
 interface Pending {
   readonly input: string;
   readonly reply: string;
+  readonly reasoning?: string;
 }
 
 /** The chat: past exchanges, the running turn with streamed stage progress and reply, and the input. */
@@ -91,8 +92,9 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
           if (note) setNotes((list) => [...list, note]);
         },
         onDelta: (delta) => setPending((p) => (p ? { ...p, reply: p.reply + delta } : p)),
+        onReasoning: (delta) => setPending((p) => (p ? { ...p, reasoning: (p.reasoning ?? '') + delta } : p)),
       });
-      setMessages((list) => [...list, { turnId: result.turnId, input, reply: result.reply }]);
+      setMessages((list) => [...list, { turnId: result.turnId, input, reply: result.reply, ...(result.reasoning ? { reasoning: result.reasoning } : {}) }]);
       setPrepared(result.prepared.history);
       onTurn();
     } catch (e) {
@@ -138,9 +140,9 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
         {chat && <GreetingMessage speaker={speaker} greetings={chat.greetings} index={chat.greetingIndex} onSwipe={(index) => void swipe(index)} />}
         {messages.length === 0 && !pending && !chat && <p className="empty muted">和 {speaker} 说点什么吧。Say something to {speaker}.</p>}
         {messages.map((m) => (
-          <Exchange key={m.turnId} input={m.input} reply={m.reply} speaker={speaker} />
+          <Exchange key={m.turnId} input={m.input} reply={m.reply} reasoning={m.reasoning} speaker={speaker} />
         ))}
-        {pending && <Exchange input={pending.input} reply={pending.reply} speaker={speaker} streaming />}
+        {pending && <Exchange input={pending.input} reply={pending.reply} reasoning={pending.reasoning} speaker={speaker} streaming />}
         <StageList rows={stages} notes={notes} />
         {prepared && (
           <details className="prepared" data-testid="prepared">
@@ -185,7 +187,8 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
 
 // One exchange: the player's line and the reply. Per-message controls (regenerate, edit, …) go in
 // here, keyed by the turn.
-function Exchange({ input, reply, speaker, streaming = false }: { input: string; reply: string; speaker: string; streaming?: boolean }) {
+// A reasoning model's thinking sits above the reply, collapsed (as SillyTavern shows it).
+function Exchange({ input, reply, reasoning, speaker, streaming = false }: { input: string; reply: string; reasoning?: string | undefined; speaker: string; streaming?: boolean }) {
   return (
     <>
       <div className="bubble user" data-testid="user-line">
@@ -193,6 +196,12 @@ function Exchange({ input, reply, speaker, streaming = false }: { input: string;
       </div>
       <div className={`bubble assistant${streaming ? ' streaming' : ''}`} data-testid={streaming ? 'reply-streaming' : 'reply'}>
         <span className="speaker">{speaker}</span>
+        {reasoning && (
+          <details className="reasoning" data-testid="reasoning">
+            <summary>思考过程 Reasoning</summary>
+            <pre>{reasoning}</pre>
+          </details>
+        )}
         {reply || (streaming ? '…' : '')}
       </div>
     </>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api.js';
-import type { ModelSettingsAnswer } from './library-types.js';
+import type { ModelSettingsAnswer, ServerSettings } from './library-types.js';
 import { problemText } from './upload.js';
 
 interface Props {
@@ -17,6 +17,38 @@ interface Form {
   storyBaseUrl: string;
   storyModel: string;
   storyApiKey: string;
+  server: ServerSettings;
+  storyServer: ServerSettings;
+}
+
+// Which servers need a setting other than `auto` (the provider learns the rest by itself).
+const SERVER_FIELDS: readonly { key: keyof ServerSettings; label: string; options: readonly string[]; hint: string }[] = [
+  { key: 'structuredOutput', label: '结构化输出 Structured output', options: ['auto', 'json_schema', 'json_object', 'prompt'], hint: 'auto: json_schema → json_object → schema in the prompt' },
+  { key: 'streamUsage', label: '流式用量 Stream usage', options: ['auto', 'on', 'off'], hint: 'off for servers that refuse stream_options (Mistral)' },
+  { key: 'tools', label: '工具调用 Tool calling', options: ['auto', 'on', 'off'], hint: 'off for models/servers without tools (the director then decides in JSON)' },
+];
+
+function ServerFields({ value, onChange, prefix }: { value: ServerSettings; onChange: (next: ServerSettings) => void; prefix: string }) {
+  return (
+    <div className="row wrap">
+      {SERVER_FIELDS.map((field) => (
+        <label key={field.key} title={field.hint}>
+          {field.label}
+          <select data-testid={`${prefix}-${field.key}`} value={value[field.key]} onChange={(e) => onChange({ ...value, [field.key]: e.target.value })}>
+            {field.options.map((option) => (
+              <option key={option} value={option}>
+                {option}
+              </option>
+            ))}
+          </select>
+        </label>
+      ))}
+    </div>
+  );
+}
+
+function serverOf(value: ServerSettings): ServerSettings {
+  return { structuredOutput: value.structuredOutput, streamUsage: value.streamUsage, tools: value.tools };
 }
 
 const SOURCE_TEXT: Readonly<Record<ModelSettingsAnswer['source'], string>> = {
@@ -37,6 +69,8 @@ function formOf(value: ModelSettingsAnswer): Form {
     storyBaseUrl: s.story.baseUrl ?? '',
     storyModel: s.story.model ?? '',
     storyApiKey: '',
+    server: serverOf(s),
+    storyServer: serverOf(s.story),
   };
 }
 
@@ -91,7 +125,8 @@ export function ModelSettingsView({ onSaved }: Props) {
         ...(form.apiKey ? { apiKey: form.apiKey } : {}),
         contextSize: number(form.contextSize),
         maxTokens: number(form.maxTokens),
-        story: { baseUrl: form.storyBaseUrl.trim(), model: form.storyModel.trim(), ...(form.storyApiKey ? { apiKey: form.storyApiKey } : {}) },
+        ...form.server,
+        story: { baseUrl: form.storyBaseUrl.trim(), model: form.storyModel.trim(), ...(form.storyApiKey ? { apiKey: form.storyApiKey } : {}), ...form.storyServer },
       });
       load(next);
       setSaved(true);
@@ -164,6 +199,7 @@ export function ModelSettingsView({ onSaved }: Props) {
             <input data-testid="model-max-tokens" className="narrow-wide" inputMode="numeric" value={form.maxTokens} onChange={set('maxTokens')} />
           </label>
         </div>
+        <ServerFields prefix="model" value={form.server} onChange={(server) => setForm({ ...form, server })} />
       </fieldset>
       <fieldset className="item">
         <legend>故事流程模型 Story pipeline model (provider “story”)</legend>
@@ -185,6 +221,7 @@ export function ModelSettingsView({ onSaved }: Props) {
             清除密钥 Clear key
           </button>
         )}
+        <ServerFields prefix="story" value={form.storyServer} onChange={(storyServer) => setForm({ ...form, storyServer })} />
       </fieldset>
       <div className="row">
         <button type="button" data-testid="save-model-settings" onClick={save}>

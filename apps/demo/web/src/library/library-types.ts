@@ -104,6 +104,13 @@ export interface ChatView {
   readonly problem: string | null;
 }
 
+/** How a connection talks to its server (see the model-openai-compatible README). */
+export interface ServerSettings {
+  readonly structuredOutput: 'auto' | 'json_schema' | 'json_object' | 'prompt';
+  readonly streamUsage: 'auto' | 'on' | 'off';
+  readonly tools: 'auto' | 'on' | 'off';
+}
+
 /** `GET /api/settings/model`. */
 export interface ModelSettingsAnswer {
   readonly settings: {
@@ -112,8 +119,8 @@ export interface ModelSettingsAnswer {
     readonly hasApiKey: boolean;
     readonly contextSize: number | null;
     readonly maxTokens: number | null;
-    readonly story: { readonly baseUrl: string | null; readonly model: string | null; readonly hasApiKey: boolean };
-  };
+    readonly story: { readonly baseUrl: string | null; readonly model: string | null; readonly hasApiKey: boolean } & ServerSettings;
+  } & ServerSettings;
   readonly source: 'environment' | 'settings' | 'offline';
   readonly modelId: string;
   readonly offline: boolean;
