@@ -1,16 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../src/cli/program.js';
 import { capturedContext } from './helpers.js';
 import { apiClient, expectError } from './support/api-client.js';
+import { CORPUS_DIR, corpusBytes, upload } from './support/corpus.js';
 import { startWebFixture, type WebFixture } from './support/web-fixture.js';
 
-// <repo root>/../shared/corpus, the root being apps/demo/../..
-const CORPUS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'shared', 'corpus', 'presets');
+const CORPUS = join(CORPUS_DIR, 'presets');
 const ST_DEFAULT = join(CORPUS, 'p01-st-default.json');
 const LUCID_LOOM = join(CORPUS, 'p02-lucid-loom-v3.3.json');
 
@@ -91,5 +90,31 @@ describe('POST /api/presets/check', () => {
     expect(answer.body).toMatchObject({ format: 'troupe', asImported: { accepts: true, clean: true, replaces: { identifier: 'c', name: 'roleplay', rule: 'roleplay' } }, prepared: { report: { status: 'ready' } } });
     expectError(await api('POST', '/api/presets/check', { preset: { temperature: 1 } }), 400, 'IMPORT_PRESET_INVALID');
     expectError(await api('POST', '/api/presets/check', { nope: 1 }), 400, 'INVALID_REQUEST');
+  });
+
+  // The library's import route, with the preparation option next to the file name.
+  const importPreset = async (file: string, prepareForDio?: string) => {
+    const query = new URLSearchParams({ fileName: file, ...(prepareForDio ? { prepareForDio } : {}) });
+    const response = await fetch(`${fx.server.url}/api/presets?${query}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from(corpusBytes('presets', file)) });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it('the preset library prepares for DIO on import (?prepareForDio) or later, and stores the report', async () => {
+    const plain = await upload(fx.server.url, '/api/presets', corpusBytes('presets', 'p01-st-default.json'), 'Default.json');
+    expect(plain.body).toMatchObject({ dioAccepts: false, dioPreparation: null });
+    const prepared = await api('POST', `/api/presets/${plain.body.id}/prepare-for-dio`, {});
+    expect(prepared.status).toBe(200);
+    expect(prepared.body).toMatchObject({ dioAccepts: true, report: { dio: { accepts: true, name: 'roleplay' }, characterText: [] }, dioPreparation: { status: 'prepared', clean: true } });
+    expect((await api('GET', `/api/presets/${plain.body.id}`)).body.dioPreparation.disabled).toEqual(['charDescription', 'charPersonality', 'scenario']);
+
+    const loom = await importPreset('p02-lucid-loom-v3.3.json', 'markers');
+    expect(loom.body).toMatchObject({ dioAccepts: true, dioPreparation: { status: 'prepared', clean: false } });
+    expect(loom.body.report.warnings.filter((w: { code: string }) => w.code === 'DIO_CHARACTER_TEXT_REMAINS')).toHaveLength(2);
+    const absorbed = await importPreset('p02-lucid-loom-v3.3.json', 'all');
+    expect(absorbed.body.dioPreparation).toMatchObject({ status: 'prepared', clean: true });
+
+    expectError(await api('POST', '/api/presets/default/prepare-for-dio', {}), 409, 'LIBRARY_READ_ONLY');
+    expectError(await api('POST', `/api/presets/${plain.body.id}/prepare-for-dio`, { absorb: 'everything' }), 400, 'INVALID_REQUEST');
+    expect((await importPreset('p01-st-default.json', 'yes')).status).toBe(400);
   });
 });

@@ -6,9 +6,10 @@ import type { AddressInfo } from 'node:net';
  * - `tools` — supports tool calling (OpenAI, vLLM with `--enable-auto-tool-choice`, Ollama models with a tool template);
  * - `reject` — answers 400 to any request with `tools` (vLLM without the tool flags: "auto" tool choice requires
  *   --enable-auto-tool-choice; Ollama: "model does not support tools");
- * - `ignore` — drops `tools` silently (servers and proxies that do not implement them): the model only reads the prompt.
+ * - `ignore` — drops `tools` silently (servers and proxies that do not implement them): the model only reads the prompt;
+ * - `hopeless` — rejects `tools` like `reject`, and its model never writes a JSON decision (a small model that ignores format instructions).
  */
-export type ToolMode = 'tools' | 'reject' | 'ignore';
+export type ToolMode = 'tools' | 'reject' | 'ignore' | 'hopeless';
 
 interface Body {
   readonly stream?: boolean;
@@ -54,7 +55,8 @@ function reply(mode: ToolMode, body: Body): Record<string, unknown> | undefined 
   if (system.includes('director of a roleplay conversation')) {
     const lasting = lastUser.includes('从现在起');
     const answered = body.messages.some((message) => message.role === 'tool' || (message.role === 'user' && message.content?.startsWith('Result of')));
-    if (body.tools?.length && mode === 'reject') return undefined;
+    if (body.tools?.length && (mode === 'reject' || mode === 'hopeless')) return undefined;
+    if (mode === 'hopeless') return { content: 'Hmm, the player seems to want something.' };
     if (body.tools?.length && mode === 'tools') {
       if (!lasting || answered) return { content: 'none' };
       return { content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'schedule_dio', arguments: '{}' } }] };

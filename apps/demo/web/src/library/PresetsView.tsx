@@ -33,6 +33,16 @@ export function PresetsView() {
     }
   };
 
+  const prepare = async (id: string, absorb: 'markers' | 'all') => {
+    setError(null);
+    try {
+      setDetail(await api<PresetDetail>('POST', `/api/presets/${id}/prepare-for-dio`, { absorb }));
+      await refresh();
+    } catch (e) {
+      setError(problemText(e));
+    }
+  };
+
   const remove = async (id: string) => {
     try {
       await api('DELETE', `/api/presets/${id}`);
@@ -77,13 +87,14 @@ export function PresetsView() {
           ))}
         </ul>
       </div>
-      <div className="library-detail">{detail && <PresetReport detail={detail} onDelete={() => void remove(detail.id)} />}</div>
+      <div className="library-detail">{detail && <PresetReport detail={detail} onDelete={() => void remove(detail.id)} onPrepare={(absorb) => void prepare(detail.id, absorb)} />}</div>
     </div>
   );
 }
 
-function PresetReport({ detail, onDelete }: { detail: PresetDetail; onDelete: () => void }) {
+function PresetReport({ detail, onDelete, onPrepare }: { detail: PresetDetail; onDelete: () => void; onPrepare: (absorb: 'markers' | 'all') => void }) {
   const { report } = detail;
+  const preparation = detail.dioPreparation;
   return (
     <div className="preset-detail" data-testid="preset-detail">
       <div className="editor-head">
@@ -108,6 +119,29 @@ function PresetReport({ detail, onDelete }: { detail: PresetDetail; onDelete: ()
         <p className="hint muted">
           角色文本所在的提示 Prompts carrying character text: {report.characterText.map((c) => c.name || c.identifier).join(', ')}
         </p>
+      )}
+      {!detail.builtIn && (!report.dio.accepts || (report.characterText?.length ?? 0) > 0) && (
+        <p className="small">
+          <button type="button" data-testid="prepare-for-dio" onClick={() => onPrepare('markers')}>
+            为 DIO 准备 Prepare for DIO
+          </button>{' '}
+          <button type="button" data-testid="prepare-for-dio-all" onClick={() => onPrepare('all')}>
+            连同自定义提示 Also move custom prompts with card fields
+          </button>
+        </p>
+      )}
+      {preparation && (
+        <div className="small" data-testid="preset-dio-preparation">
+          <p>
+            <code>{preparation.status}</code> {preparation.reason ? `${preparation.reason.code}: ${preparation.reason.message}` : ''}
+            {preparation.clean ? ' · 编译后的提示将是唯一的角色定义 the compiled prompt will be the only character definition' : ''}
+          </p>
+          <ul>
+            {preparation.notes.map((note) => (
+              <li key={note}>{note}</li>
+            ))}
+          </ul>
+        </div>
       )}
       <h4>导入警告 What Troupe does not apply ({detail.importWarnings.length})</h4>
       {detail.importWarnings.length === 0 ? (

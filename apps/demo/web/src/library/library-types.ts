@@ -73,6 +73,18 @@ export interface PresetDetail extends PresetSummary {
     readonly warnings: readonly PresetIssue[];
   };
   readonly importedAt: string | null;
+  /** What preparing the preset for DIO did, when it was prepared. */
+  readonly dioPreparation?: DioPreparation | null;
+}
+
+/** `prepareForDio`'s report, as the preset view shows it. */
+export interface DioPreparation {
+  readonly status: 'ready' | 'prepared' | 'refused';
+  readonly reason?: PresetIssue;
+  readonly notes: readonly string[];
+  readonly disabled: readonly string[];
+  readonly remaining: readonly { readonly identifier: string; readonly name: string; readonly fields: readonly string[] }[];
+  readonly clean: boolean;
 }
 
 /** A persona: `{{user}}` and `{{persona}}`. */
