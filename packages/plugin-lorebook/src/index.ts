@@ -16,7 +16,7 @@ export { importWorldInfo } from './import/world-info-file.js';
 export type { ImportWorldInfoOptions } from './import/world-info-file.js';
 export { parseRegexKey } from './match/regex-key.js';
 export { lorebookPlugin, LOREBOOK_PLUGIN_NAME } from './plugin.js';
-export type { BookSource, LorebookPluginOptions } from './plugin.js';
+export type { BookSource, LoreNames, LorebookPluginOptions, TurnBooks } from './plugin.js';
 export { WorldInfoSettingsSchema, worldInfoBudget } from './settings.js';
 export type { WorldInfoSettings, WorldInfoSettingsInput } from './settings.js';
 export { seededRandom } from './seeded-random.js';

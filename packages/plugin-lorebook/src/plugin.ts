@@ -9,16 +9,31 @@ import { EMPTY_STATE, type WorldInfoState, WorldInfoStateSchema } from './timed-
 /** The plugin's name (also its npm package name). */
 export const LOREBOOK_PLUGIN_NAME = '@troupe/plugin-lorebook';
 
-/** Picks the books of one turn (e.g. the chat's character book plus its attached global books). */
-export type BookSource = (turn: TurnContext) => readonly Lorebook[] | Promise<readonly Lorebook[]>;
+/** Speaker names for `{{user}}`/`{{char}}` in keys and for `includeNames`. */
+export interface LoreNames {
+  readonly user?: string;
+  readonly char?: string;
+}
+
+/** The books of one turn, with the names of that chat when they differ per chat. */
+export interface TurnBooks {
+  readonly books: readonly Lorebook[];
+  readonly names?: LoreNames;
+}
+
+/**
+ * Picks the books of one turn (e.g. the chat's character book plus its attached global books),
+ * optionally with that chat's names.
+ */
+export type BookSource = (turn: TurnContext) => readonly Lorebook[] | TurnBooks | Promise<readonly Lorebook[] | TurnBooks>;
 
 /** Options of {@link lorebookPlugin}. */
 export interface LorebookPluginOptions {
   /** Books for every turn, or a function that picks them per turn. */
   readonly books: readonly Lorebook[] | BookSource;
   readonly settings?: WorldInfoSettingsInput;
-  /** Names for `{{user}}`/`{{char}}` in keys and for `includeNames`. */
-  readonly names?: { readonly user?: string; readonly char?: string };
+  /** Names for `{{user}}`/`{{char}}` in keys and for `includeNames` (a {@link TurnBooks} `names` wins). */
+  readonly names?: LoreNames;
 }
 
 const OptionsSchema = z
@@ -63,8 +78,10 @@ function placeable(activation: WorldInfoActivation): ActivatedWorldInfoEntry[] {
 }
 
 async function activateForTurn(config: Config, turn: TurnContext): Promise<void> {
-  const books = typeof config.books === 'function' ? await config.books(turn) : (config.books as readonly Lorebook[]);
+  const picked = typeof config.books === 'function' ? await config.books(turn) : (config.books as readonly Lorebook[]);
   throwIfAborted(turn.signal);
+  const books = Array.isArray(picked) ? (picked as readonly Lorebook[]) : (picked as TurnBooks).books;
+  const names = Array.isArray(picked) ? config.names : ((picked as TurnBooks).names ?? config.names);
   if (books.length === 0) return;
   const state = await previousState(turn);
   throwIfAborted(turn.signal);
@@ -76,7 +93,7 @@ async function activateForTurn(config: Config, turn: TurnContext): Promise<void>
     // Reproducible per chat position: replaying a chat rolls the same dice.
     seed: `${turn.sessionId}:${turn.history.length}`,
     ...(config.settings !== undefined ? { settings: config.settings } : {}),
-    ...(config.names !== undefined ? { names: config.names } : {}),
+    ...(names !== undefined ? { names } : {}),
   });
   turn.set(contextKeys.worldInfo, { entries: placeable(activation) });
   turn.events.append(LOREBOOK_ACTIVATED_EVENT, eventData(activation), { ignorable: true });

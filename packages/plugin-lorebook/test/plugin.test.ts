@@ -80,6 +80,19 @@ describe('lorebookPlugin', () => {
     await harness.close();
   });
 
+  it('a per-turn source may give the chat its own names ({{char}} in keys)', async () => {
+    const named = book([{ key: ['{{char}}'], content: 'The keeper is named.' }], 'named');
+    const seen: (ActivatedWorldInfo | undefined)[] = [];
+    const { harness } = await createTestHarness({
+      plugins: [lorebookPlugin({ books: () => ({ books: [named], names: { char: 'Wren' } }), names: { char: 'Lia' } }), probe(seen)],
+      model: new ScriptedChatModel({ byStage: { actor: ['a', 'b'] } }),
+    });
+    await harness.runTurn({ sessionId: 's4', text: 'where is Lia?' });
+    await harness.runTurn({ sessionId: 's5', text: 'where is Wren?' });
+    expect(seen.map((value) => value?.entries.length ?? 0)).toEqual([0, 1]);
+    await harness.close();
+  });
+
   it('invalid options fail at boot', async () => {
     await expect(createTestHarness({ plugins: [lorebookPlugin({ books: [lore], settings: { scanDepth: -2 } })] })).rejects.toMatchObject({ code: 'KERNEL_PLUGIN_CONFIG_INVALID' });
   });
