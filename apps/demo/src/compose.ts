@@ -6,6 +6,7 @@ import { createHarness, type Harness, type Logger, type ModelRegistry, silentLog
 import { offlineModel } from '@troupe/model-offline';
 import { actorAssemblerPlugin } from '@troupe/plugin-actor-assembler';
 import { dioPlugin } from '@troupe/plugin-dio';
+import { lorebookPlugin } from '@troupe/plugin-lorebook';
 import { StoryWorkspaces, storyPlugin } from '@troupe/plugin-story';
 import { fsStorage } from '@troupe/storage-fs';
 import { demoPreset } from './demo-preset.js';
@@ -13,6 +14,7 @@ import { LIA_CHARACTER_NAME, LIA_CHARACTER_PROMPT, LIA_TARGET_PROMPT_ID } from '
 import { chatActorPlugin } from './library/chat-actor-plugin.js';
 import { chatActorProfile, chatNames, characterPromptText, dioTargetPromptId } from './library/chat-setup.js';
 import { type DemoLibrary, openDemoLibrary } from './library/demo-library.js';
+import { sessionLore } from './library/session-lore.js';
 import { ModelSettingsFile } from './settings/model-settings.js';
 import { SwitchableModels } from './settings/model-registry-from-settings.js';
 
@@ -155,6 +157,8 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
           return chat === undefined ? undefined : chatActorProfile(await library.setup(chat.id));
         }),
         dioPlugin({ baseUrl: dio.url, targetPromptId: dio.targetPromptId, language: 'zh' }),
+        // World info: the chat character's own book plus the books attached to the session.
+        lorebookPlugin({ books: (turn) => sessionLore(library, turn.sessionId, (key) => turn.events.findLatest(key)) }),
         storyPlugin(),
         actorAssemblerPlugin({ preset: demoPreset, char: LIA_CHARACTER_NAME, user: 'Traveler' }),
       ],

@@ -4,6 +4,7 @@ import { CharacterLibrary } from './character-library.js';
 import { ChatLibrary } from './chat-library.js';
 import type { ChatSetup } from './chat-setup.js';
 import { LibraryError } from './library-error.js';
+import { LorebookLibrary } from './lorebook-library.js';
 import { PersonaLibrary } from './persona-library.js';
 import { PresetLibrary } from './preset-library.js';
 
@@ -13,6 +14,8 @@ export interface DemoLibrary {
   readonly presets: PresetLibrary;
   readonly personas: PersonaLibrary;
   readonly chats: ChatLibrary;
+  /** Standalone world-info books, attached to chats (`session-lorebooks.ts`). */
+  readonly lorebooks: LorebookLibrary;
   /**
    * Everything a chat's turn is played with.
    * @throws {LibraryError} LIBRARY_NOT_FOUND naming what is gone (e.g. a deleted character)
@@ -22,7 +25,7 @@ export interface DemoLibrary {
 
 /**
  * Opens the libraries under `<dataDir>/library/` (`characters/`, `presets/`, `personas/`,
- * `chats/`, `preferences/`), next to the story workspaces and sessions.
+ * `chats/`, `preferences/`, `lorebooks/`), next to the story workspaces and sessions.
  * @param dataDir - the demo's data directory
  * @returns the libraries
  */
@@ -33,11 +36,13 @@ export function openDemoLibrary(dataDir: string): DemoLibrary {
   const presets = new PresetLibrary(store('presets'));
   const personas = new PersonaLibrary(store('personas'), store('preferences'));
   const chats = new ChatLibrary(store('chats'));
+  const lorebooks = new LorebookLibrary(store('lorebooks'));
   return {
     characters,
     presets,
     personas,
     chats,
+    lorebooks,
     async setup(chatId) {
       const chat = await chats.get(chatId);
       const gone = (what: string, id: string) => (error: unknown) => {

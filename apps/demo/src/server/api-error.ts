@@ -1,6 +1,7 @@
 import { KernelError, KernelStorageError } from '@troupe/kernel';
 import { ModelError } from '@troupe/model-openai-compatible';
 import { AssemblerError } from '@troupe/plugin-actor-assembler';
+import { LorebookError } from '@troupe/plugin-lorebook';
 import { StoryError } from '@troupe/plugin-story';
 import { LibraryError } from '../library/library-error.js';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -110,6 +111,7 @@ export function toApiError(error: unknown): { status: ContentfulStatusCode; body
     const status = assemblerStatus(error.code);
     if (status) return known(status, error.code, error.message);
   }
+  if (LorebookError.isInstance(error)) return known(error.code === 'LOREBOOK_TOO_LARGE' ? 413 : 400, error.code, error.message);
   if (KernelStorageError.isInstance(error)) {
     const status = STORAGE_STATUS[error.code];
     if (status) return known(status, error.code, error.message);

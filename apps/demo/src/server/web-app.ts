@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { Demo } from '../compose.js';
 import { ApiError, toApiError } from './api-error.js';
 import { dioRoutes } from './dio-routes.js';
+import { loreRoutes } from './lore-routes.js';
 import { libraryRoutes } from './library/library-routes.js';
 import { presetRoutes } from './preset-routes.js';
 import { sessionRoutes } from './session-routes.js';
@@ -52,6 +53,7 @@ export function createWebApp(demo: Demo, options: WebAppOptions): Hono {
   app.route('/api/sessions', sessionRoutes(demo));
   app.route('/api/sessions', turnRoutes(demo, onUnexpected));
   app.route('/api/sessions', dioRoutes(demo));
+  app.route('/api/sessions', loreRoutes(demo));
   app.route('/api/presets', presetRoutes());
   app.all('/api/*', (c) => c.json({ code: 'NOT_FOUND', message: `No API route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
   app.get('*', staticFiles(options.staticDir));

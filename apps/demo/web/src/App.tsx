@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { api } from './api.js';
 import { ChatView } from './chat/ChatView.js';
 import { DioPanel } from './dio/DioPanel.js';
+import { LorePanel } from './lore/LorePanel.js';
 import { CharactersView } from './library/CharactersView.js';
 import type { ChatView as LibraryChat } from './library/library-types.js';
 import { ModelSettingsView } from './library/ModelSettingsView.js';
@@ -11,7 +12,7 @@ import { initialSessionId, newSessionId, rememberSessionId } from './session-id.
 import { StoryPanel } from './story/StoryPanel.js';
 import type { SessionSummary } from './types.js';
 
-type SideTab = 'story' | 'dio';
+type SideTab = 'story' | 'dio' | 'lore';
 type View = 'chat' | 'characters' | 'presets' | 'personas' | 'model';
 
 const VIEWS: readonly { id: View; label: string }[] = [
@@ -151,11 +152,16 @@ export function App() {
             <button type="button" role="tab" aria-selected={tab === 'dio'} onClick={() => setTab('dio')}>
               DIO 长期要求
             </button>
+            <button type="button" role="tab" aria-selected={tab === 'lore'} onClick={() => setTab('lore')}>
+              世界书 Lore
+            </button>
           </div>
           {tab === 'story' ? (
             <StoryPanel sessionId={sessionId} selectedStoryId={storyId} onSelectionChange={refreshSelection} turnCount={turnCount} />
-          ) : (
+          ) : tab === 'dio' ? (
             <DioPanel sessionId={sessionId} turnCount={turnCount} />
+          ) : (
+            <LorePanel sessionId={sessionId} turnCount={turnCount} />
           )}
         </aside>
       </main>

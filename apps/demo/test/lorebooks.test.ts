@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, expectError, playTurn } from './support/api-client.js';
+import { corpusBytes, upload } from './support/corpus.js';
+import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+
+let fx: WebFixture;
+const api = apiClient(() => fx.server.url);
+const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+type Prepared = { role: string; content: string }[];
+async function preparedOf(sessionId: string, text: string): Promise<Prepared> {
+  const result = (await playTurn(fx.server.url, sessionId, text)).at(-1);
+  expect(result?.event).toBe('result');
+  return (result?.data as { prepared: { history: Prepared } } | undefined)?.prepared.history ?? [];
+}
+
+beforeAll(async () => {
+  fx = await startWebFixture();
+});
+afterAll(async () => {
+  await fx?.close();
+});
+
+// Eldoria (SillyTavern's default world info): 0 eldoria/wood/forest, 1 shadowfang/beast(s)/monster(s), 2 glade/refuge, 3 power/magic.
+const SHADOWFANG = 'The Shadowfangs are beasts of darkness';
+const GLADE = 'This is my forest glade, a haven of safety';
+
+describe('lorebooks in the demo', () => {
+  it('imports a SillyTavern world-info file, lists and shows it with its entries; bad files are refused with a code', async () => {
+    const imported = await upload(fx.server.url, '/api/lorebooks', corpusBytes('lorebooks', 'l01-st-eldoria.json'), 'Eldoria.json');
+    expect(imported.status).toBe(201);
+    expect(imported.body).toMatchObject({ id: 'eldoria', name: 'Eldoria', entries: 4, skipped: [] });
+    expect(imported.body.entryRows[1]).toMatchObject({ uid: '1', keys: ['shadowfang', 'beast', 'monster', 'monsters', 'beasts'], position: 'before', constant: false });
+    const list = await api('GET', '/api/lorebooks');
+    expect(list.body.lorebooks.map((book: { id: string }) => book.id)).toContain('eldoria');
+    expect((await api('GET', '/api/lorebooks/eldoria')).body.entryRows).toHaveLength(4);
+    expect((await upload(fx.server.url, '/api/lorebooks', json({ notEntries: true }), 'x.json')).body.code).toBe('LOREBOOK_INVALID');
+    expect((await upload(fx.server.url, '/api/lorebooks', new TextEncoder().encode('{oops'), 'x.json')).body.code).toBe('LOREBOOK_JSON_INVALID');
+    expectError(await api('GET', '/api/lorebooks/nope'), 404, 'LIBRARY_NOT_FOUND');
+  });
+
+  it('a book attached to a session fires on its keys; the prompt holds it and /lore says which entry fired and why', async () => {
+    const attached = await api('PUT', '/api/sessions/lore-a/lorebooks', { lorebookIds: ['eldoria'] });
+    expect(attached.status).toBe(200);
+    expect(attached.body.attached).toEqual([{ id: 'eldoria', name: 'Eldoria', entries: 4 }]);
+    expectError(await api('PUT', '/api/sessions/lore-a/lorebooks', { lorebookIds: ['missing-book'] }), 404, 'LIBRARY_NOT_FOUND');
+
+    const prepared = await preparedOf('lore-a', 'Are there beasts out there?');
+    const text = prepared.map((m) => m.content).join('\n');
+    expect(text).toContain(SHADOWFANG);
+    const lore = await api('GET', '/api/sessions/lore-a/lore');
+    const fired = lore.body.turns[0].entries;
+    expect(fired.find((entry: { id: string }) => entry.id === 'eldoria.1')).toMatchObject({ reason: 'key', key: 'beasts', position: 'before' });
+
+    // Detached: the next turn has no world info.
+    await api('PUT', '/api/sessions/lore-a/lorebooks', { lorebookIds: [] });
+    expect((await preparedOf('lore-a', 'Are there beasts out there?')).map((m) => m.content).join('\n')).not.toContain(SHADOWFANG);
+  });
+
+  it("a library chat uses its character's embedded book (Seraphina's character_book) without attaching anything", async () => {
+    const character = await upload(fx.server.url, '/api/characters', corpusBytes('cards', 'c01-st-seraphina-v2.png'), 'Seraphina.png');
+    expect(character.status).toBe(201);
+    const chat = await api('POST', '/api/chats', { characterId: character.body.id });
+    const view = await api('GET', `/api/sessions/${chat.body.id}/lorebooks`);
+    expect(view.body.characterBook).toMatchObject({ character: 'Seraphina', entries: 4 });
+    const prepared = await preparedOf(chat.body.id, 'Where am I? Is this a glade?');
+    expect(prepared.map((m) => m.content).join('\n')).toContain(GLADE);
+    // The character book's glade entry fired by its key.
+    const turns = (await api('GET', `/api/sessions/${chat.body.id}/lore`)).body.turns;
+    expect(turns[0].entries.map((entry: { key: string }) => entry.key)).toContain('glade');
+  });
+
+  it('a deleted book is left out of later turns and shown as missing', async () => {
+    const other = await upload(fx.server.url, '/api/lorebooks', json({ entries: { '0': { uid: 0, key: ['lantern'], content: 'LANTERN-LORE' } } }), 'Lanterns.json');
+    await api('PUT', '/api/sessions/lore-b/lorebooks', { lorebookIds: [other.body.id] });
+    expect((await preparedOf('lore-b', 'light the lantern')).map((m) => m.content).join('\n')).toContain('LANTERN-LORE');
+    expect((await api('DELETE', `/api/lorebooks/${other.body.id}`)).body.deleted).toBe(true);
+    expect((await api('GET', '/api/sessions/lore-b/lorebooks')).body.missing).toEqual([other.body.id]);
+    expect((await preparedOf('lore-b', 'light the lantern')).map((m) => m.content).join('\n')).not.toContain('LANTERN-LORE');
+  });
+});
