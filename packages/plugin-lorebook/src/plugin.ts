@@ -1,4 +1,4 @@
-import { type ActivatedWorldInfoEntry, type PluginDefinition, type TurnContext, contextKeys, definePlugin, throwIfAborted } from '@troupe/kernel';
+import { type ActivatedWorldInfoEntry, type PluginDefinition, type TurnContext, type TurnTokenBudget, contextKeys, definePlugin, throwIfAborted } from '@troupe/kernel';
 import * as z from 'zod';
 import { type WorldInfoActivation, activateWorldInfo } from './activate.js';
 import type { Lorebook } from './entry.js';
@@ -77,7 +77,16 @@ function placeable(activation: WorldInfoActivation): ActivatedWorldInfoEntry[] {
     .map(({ id, book, uid, comment, content, position, order, depth, role }) => ({ id, book, uid, comment, content, position, order, depth, role }));
 }
 
-async function activateForTurn(config: Config, turn: TurnContext): Promise<void> {
+// World info has its own budget inside the chat's context budget: the kernel's
+// `contextKeys.tokenBudget` gives the chat's context size (unless the plugin was given one) and the
+// actor model's calibrated token counter, so entries are counted as the prompt will be.
+function worldInfoBudgetFrom(config: Config, budget: TurnTokenBudget | undefined, explicitContextSize: boolean) {
+  if (!budget) return config.settings !== undefined ? { settings: config.settings } : {};
+  const settings = explicitContextSize ? config.settings : { ...config.settings, contextSize: budget.contextTokens };
+  return { ...(settings !== undefined ? { settings } : {}), countTokens: budget.countText };
+}
+
+async function activateForTurn(config: Config, turn: TurnContext, explicitContextSize: boolean): Promise<void> {
   const picked = typeof config.books === 'function' ? await config.books(turn) : (config.books as readonly Lorebook[]);
   throwIfAborted(turn.signal);
   const books = Array.isArray(picked) ? (picked as readonly Lorebook[]) : (picked as TurnBooks).books;
@@ -92,7 +101,7 @@ async function activateForTurn(config: Config, turn: TurnContext): Promise<void>
     state,
     // Reproducible per chat position: replaying a chat rolls the same dice.
     seed: `${turn.sessionId}:${turn.history.length}`,
-    ...(config.settings !== undefined ? { settings: config.settings } : {}),
+    ...worldInfoBudgetFrom(config, turn.get(contextKeys.tokenBudget), explicitContextSize),
     ...(names !== undefined ? { names } : {}),
   });
   turn.set(contextKeys.worldInfo, { entries: placeable(activation) });
@@ -122,7 +131,8 @@ export function lorebookPlugin(options: LorebookPluginOptions): PluginDefinition
     config: options,
     setup(ctx) {
       const config = ctx.config;
-      ctx.hooks.preActor({ order: 'pre', degradable: false, handler: (_input, turn) => activateForTurn(config, turn) });
+      const explicitContextSize = options.settings?.contextSize !== undefined;
+      ctx.hooks.preActor({ order: 'pre', degradable: false, handler: (_input, turn) => activateForTurn(config, turn, explicitContextSize) });
     },
   });
 }

@@ -97,3 +97,39 @@ describe('lorebookPlugin', () => {
     await expect(createTestHarness({ plugins: [lorebookPlugin({ books: [lore], settings: { scanDepth: -2 } })] })).rejects.toMatchObject({ code: 'KERNEL_PLUGIN_CONFIG_INVALID' });
   });
 });
+
+describe('world info within the chat’s context budget', () => {
+  const big = book(
+    [
+      { constant: true, order: 200, content: 'The harbour guild owns every pier. '.repeat(20), comment: 'Guild' },
+      { constant: true, order: 100, content: 'Lia keeps the lighthouse.', comment: 'Lia' },
+    ],
+    'harbour',
+  );
+
+  it('takes the context size from contextKeys.tokenBudget (scenario.tokenBudget) and counts with its counter', async () => {
+    const run = async (contextTokens: number) => {
+      const { harness } = await createTestHarness({ plugins: [lorebookPlugin({ books: [big] })], model: new ScriptedChatModel({ byStage: { actor: ['ok'] } }) });
+      const turn = await harness.runTurn({ sessionId: 's', text: 'hello', scenario: { tokenBudget: { contextTokens } } });
+      await harness.close();
+      return turn.events.find((event) => event.type === LOREBOOK_ACTIVATED_EVENT)?.data as ActivatedEventData;
+    };
+    const roomy = await run(32_768);
+    expect(roomy.budget.limit).toBe(8192);
+    expect(roomy.entries.map((entry) => entry.comment)).toEqual(['Lia', 'Guild']);
+    // 25 % of 512 tokens cannot hold the guild entry (≈ 160 estimated tokens): it loses the budget.
+    const tight = await run(512);
+    expect(tight.budget.limit).toBe(128);
+    expect(tight.rejected.map((rejection) => rejection.reason)).toContain('budget');
+  });
+
+  it('keeps a context size the plugin was given', async () => {
+    const { harness } = await createTestHarness({
+      plugins: [lorebookPlugin({ books: [big], settings: { contextSize: 4000 } })],
+      model: new ScriptedChatModel({ byStage: { actor: ['ok'] } }),
+    });
+    const turn = await harness.runTurn({ sessionId: 's', text: 'hello', scenario: { tokenBudget: { contextTokens: 512 } } });
+    expect((turn.events.find((event) => event.type === LOREBOOK_ACTIVATED_EVENT)?.data as ActivatedEventData).budget.limit).toBe(1000);
+    await harness.close();
+  });
+});
