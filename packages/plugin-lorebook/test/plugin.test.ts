@@ -129,7 +129,8 @@ describe('world info within the chat’s context budget', () => {
       model: new ScriptedChatModel({ byStage: { actor: ['ok'] } }),
     });
     const turn = await harness.runTurn({ sessionId: 's', text: 'hello', scenario: { tokenBudget: { contextTokens: 512 } } });
-    expect((turn.events.find((event) => event.type === LOREBOOK_ACTIVATED_EVENT)?.data as ActivatedEventData).budget.limit).toBe(1000);
+    const data = turn.events.find((event) => event.type === LOREBOOK_ACTIVATED_EVENT)?.data as ActivatedEventData | undefined;
+    expect(data?.budget.limit).toBe(1000);
     await harness.close();
   });
 });
