@@ -1,6 +1,7 @@
 import { defineContextKey } from '@troupe/kernel';
 import type { MacroFields } from './macros.js';
-import type { Preset } from './preset.js';
+import type { Preset, PromptRole } from './preset.js';
+import type { RegexScript } from './regex/regex-script.js';
 
 /**
  * Who the actor plays on one turn, and with which preset: an app with many characters (a
@@ -16,6 +17,12 @@ export interface ActorProfile {
   readonly user?: string;
   /** Character fields for `{{description}}`, … and the player's `{{persona}}`. */
   readonly fields?: MacroFields;
+  /** The card's `system_prompt` / `post_history_instructions` (they replace `main` / `jailbreak`). */
+  readonly cardPrompts?: { readonly systemPrompt?: string; readonly postHistoryInstructions?: string };
+  /** The card's depth prompt, injected at its depth. */
+  readonly depthPrompt?: { readonly prompt: string; readonly depth: number; readonly role: PromptRole };
+  /** The card's regex scripts. */
+  readonly regexScripts?: readonly RegexScript[];
 }
 
 /**

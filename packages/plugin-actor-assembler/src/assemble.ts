@@ -3,10 +3,14 @@ import * as z from 'zod';
 import { type DioSlot, DIO_VARIABLE, applyDioCompiledPrompt, assertDioSlotNotOverridden, locateDioSlot } from './dio-slot.js';
 import { AssemblerError, describeIssues } from './errors.js';
 import { type MacroEnvironment, type MacroFields, SLOT_VARIABLES, expandMacros, findMacros } from './macros.js';
-import { type Preset, type PromptEntry, parsePreset } from './preset.js';
+import type { ChatInjection } from './injections.js';
+import { type Preset, type PromptEntry, type PromptRole, parsePreset } from './preset.js';
+import { type RegexScript, RegexScriptSchema } from './regex/regex-script.js';
+import { type GenerationType, buildChatBlock, exampleDialogueMessages, finishMessages, formatMarker, worldInfoRegex } from './st-prompt-rules.js';
 import { STORY_DRAFT_VARIABLE, type StoryDraftPlacement, readsStoryDraft, storyDraftMessage } from './story-draft.js';
 import { ROLEPLAY_PROMPT_NAME } from './dio-slot.js';
-import { type WorldInfoPlacementReport, injectAtDepth, injectionMessage, prepareWorldInfo } from './world-info-placement.js';
+import { type WorldInfoPlacementReport, prepareWorldInfo } from './world-info-placement.js';
+import { seededRandom } from './macros/random.js';
 
 /** Everything one assembly needs. */
 export interface AssembleInput {
@@ -34,6 +38,34 @@ export interface AssembleInput {
   readonly storyDraftInstruction?: string;
   /** World info activated this turn (`contextKeys.worldInfo`), placed at SillyTavern's positions. */
   readonly worldInfo?: { readonly entries: readonly ActivatedWorldInfoEntry[] };
+  /** Global (per-user) variables; the values after this turn are in the result's `globalVariables`. */
+  readonly globalVariables?: Readonly<Record<string, string>>;
+  /** `{{model}}`. */
+  readonly model?: string;
+  /** Group member names (`{{group}}`; names are prefixed under `names_behavior: default`). */
+  readonly group?: readonly string[];
+  /** Identity of the chat: seeds `{{pick}}` (stable per chat and position). */
+  readonly chatId?: string;
+  /** Seed of the turn's `{{random}}`/`{{roll}}` stream (use the turn id so a replay is identical). */
+  readonly seed?: string;
+  /** Clock for the time macros (default `Date.now`). */
+  readonly now?: () => number;
+  /** IANA time zone for the time macros (default the process's). */
+  readonly timeZone?: string;
+  /** The card's depth prompt (`extensions.depth_prompt`): an in-chat injection at its depth. */
+  readonly depthPrompt?: { readonly prompt: string; readonly depth: number; readonly role: PromptRole };
+  /** The card's regex scripts (`extensions.regex_scripts`), run after the preset's. */
+  readonly regexScripts?: readonly RegexScript[];
+  /**
+   * The card's `system_prompt` (replaces the preset's `main` prompt; `{{original}}` inside is the
+   * replaced text) and `post_history_instructions` (replaces `jailbreak`). Applied unless
+   * `useCardPrompts` is false; an explicit `overrides` entry wins.
+   */
+  readonly cardPrompts?: { readonly systemPrompt?: string; readonly postHistoryInstructions?: string };
+  /** Set false to ignore {@link cardPrompts} (default true, as the V2 card spec asks). */
+  readonly useCardPrompts?: boolean;
+  /** `normal` (default), `continue` (the last reply) or `impersonate` (write as the user). */
+  readonly generationType?: GenerationType;
 }
 
 /** What {@link assemble} returns. */
@@ -47,6 +79,12 @@ export interface AssembleResult {
   readonly storyDraftPlacement: StoryDraftPlacement;
   /** Where the world info went, when there was any. */
   readonly worldInfoPlacement: WorldInfoPlacementReport | undefined;
+  /** Global variables after expansion (write them back to the user's store). */
+  readonly globalVariables: Record<string, string>;
+  /** Names of unknown macros left as text, each once, in order of appearance. */
+  readonly unknownMacros: string[];
+  /** Macros or regex scripts that could not run (their text was kept), in words. */
+  readonly warnings: string[];
 }
 
 const inputSchema = z.looseObject({
@@ -72,6 +110,18 @@ const inputSchema = z.looseObject({
       ),
     })
     .optional(),
+  globalVariables: z.record(z.string(), z.string()).optional(),
+  model: z.string().optional(),
+  group: z.array(z.string()).optional(),
+  chatId: z.string().optional(),
+  seed: z.string().optional(),
+  now: z.custom<() => number>((value) => typeof value === 'function').optional(),
+  timeZone: z.string().optional(),
+  depthPrompt: z.looseObject({ prompt: z.string(), depth: z.number().int().min(0), role: z.enum(['system', 'user', 'assistant']) }).optional(),
+  regexScripts: z.array(RegexScriptSchema).max(1000).optional(),
+  cardPrompts: z.looseObject({ systemPrompt: z.string().optional(), postHistoryInstructions: z.string().optional() }).optional(),
+  useCardPrompts: z.boolean().optional(),
+  generationType: z.enum(['normal', 'continue', 'impersonate']).optional(),
 });
 
 const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
@@ -97,9 +147,29 @@ function initialVariables(variables: Readonly<Record<string, string>> | undefine
   return map;
 }
 
-function promptText(prompt: PromptEntry, input: AssembleInput, env: MacroEnvironment): string {
+// The card's own prompts replace the preset's main and post-history prompts, as SillyTavern does
+// (`{{original}}` keeps the preset's text); an explicit override for the same prompt wins.
+function effectiveOverrides(input: AssembleInput, prompts: readonly PromptEntry[], dioSlot: DioSlot | undefined, warnings: string[]): Readonly<Record<string, string>> | undefined {
+  if (input.useCardPrompts === false || input.cardPrompts === undefined) return input.overrides;
+  const result: Record<string, string> = {};
+  const card: [string, string | undefined][] = [
+    ['main', input.cardPrompts.systemPrompt],
+    ['jailbreak', input.cardPrompts.postHistoryInstructions],
+  ];
+  for (const [identifier, text] of card) {
+    if (text === undefined || text.trim() === '' || !prompts.some((prompt) => prompt.identifier === identifier)) continue;
+    if (dioSlot?.identifier === identifier) {
+      warnings.push(`The card's prompt for "${identifier}" is not applied: that prompt holds the DIO slot this turn`);
+      continue;
+    }
+    result[identifier] = text;
+  }
+  return { ...result, ...input.overrides };
+}
+
+function promptText(prompt: PromptEntry, overrides: Readonly<Record<string, string>> | undefined, env: MacroEnvironment): string {
   // Own keys only: an identifier such as `constructor` must not read Object.prototype.
-  const override = input.overrides !== undefined && Object.hasOwn(input.overrides, prompt.identifier) ? input.overrides[prompt.identifier] : undefined;
+  const override = overrides !== undefined && Object.hasOwn(overrides, prompt.identifier) ? overrides[prompt.identifier] : undefined;
   if (override === undefined || prompt.forbidOverrides === true) return expandMacros(prompt.content, env);
   // `{{original}}` is the replaced prompt, expanded first so its own macros resolve too.
   const usesOriginal = findMacros(override).some((match) => match.name === 'original');
@@ -137,48 +207,73 @@ export function assemble(input: AssembleInput): AssembleResult {
     storyDraftPlacement = prompts.some((prompt) => prompt.enabled !== false && readsStoryDraft(prompt)) ? 'variable' : 'beforeInput';
     if (storyDraftPlacement === 'variable') variables.set(STORY_DRAFT_VARIABLE, draft);
   }
+  const warnings: string[] = [];
+  const unknown = new Set<string>();
+  const overrides = effectiveOverrides(input, prompts, dioSlot, warnings);
+  const settings = input.preset.settings ?? {};
+  const globals = new Map(Object.entries(input.globalVariables ?? {}));
+  const user = input.user ?? 'User';
+  const char = input.char ?? 'Character';
   let env: MacroEnvironment = {
     variables,
+    globalVariables: globals,
     allowSlotWrites: false,
     unknownMacros: input.unknownMacros ?? 'keep',
-    ...(input.user !== undefined ? { user: input.user } : {}),
-    ...(input.char !== undefined ? { char: input.char } : {}),
+    user,
+    char,
+    input: input.input,
+    messages: [...input.history, { role: 'user', content: input.input }],
+    random: seededRandom(input.seed ?? ''),
+    onUnknownMacro: (name) => unknown.add(name),
+    onWarning: (message) => warnings.push(message),
     ...(input.fields !== undefined ? { fields: input.fields } : {}),
+    ...(input.model !== undefined ? { model: input.model } : {}),
+    ...(input.group !== undefined ? { group: input.group } : {}),
+    ...(input.chatId !== undefined ? { chatId: input.chatId } : {}),
+    ...(input.now !== undefined ? { now: input.now } : {}),
+    ...(input.timeZone !== undefined ? { timeZone: input.timeZone } : {}),
   };
 
   const messages: ChatMessage[] = [];
-  const worldInfo = input.worldInfo !== undefined && input.worldInfo.entries.length > 0 ? prepareWorldInfo(prompts, input.worldInfo.entries, (text) => expandMacros(text, env), input.fields?.mesExamples) : undefined;
+  const regexScripts = [...(input.preset.regexScripts ?? []), ...(input.regexScripts ?? [])];
+  // World info: macros, then the world-info regex scripts (SillyTavern rewrites entries this way).
+  const expandWorldInfo = (text: string): string => worldInfoRegex(expandMacros(text, env), regexScripts, env, warnings);
+  const worldInfo = input.worldInfo !== undefined && input.worldInfo.entries.length > 0 ? prepareWorldInfo(prompts, input.worldInfo.entries, expandWorldInfo, input.fields?.mesExamples) : undefined;
   if (worldInfo) {
     for (const [name, value] of Object.entries(worldInfo.variables)) variables.set(name, value);
     if (worldInfo.mesExamples !== undefined) env = { ...env, fields: { ...input.fields, mesExamples: worldInfo.mesExamples } };
   }
-  // The chat is the history plus the current input; in-chat injections count depth over both.
-  const INPUT = Symbol('input');
-  const chat = injectAtDepth<ChatMessage | typeof INPUT>([...input.history, INPUT], worldInfo?.injections ?? [], injectionMessage);
-  const inputAt = chat.indexOf(INPUT);
-  const beforeInput = chat.slice(0, inputAt) as ChatMessage[];
-  const afterInput = chat.slice(inputAt + 1) as ChatMessage[];
   const roleplayAt = prompts.findIndex((prompt) => prompt.name === ROLEPLAY_PROMPT_NAME && prompt.enabled !== false && prompt.marker === undefined);
   let fallbackPlaced = false;
   const placeFallback = (text: string | undefined): void => {
     if (text !== undefined && text !== '') messages.push({ role: 'system', content: text });
   };
-
-  const hasInputMarker = prompts.some((prompt) => prompt.marker === 'userInput');
-  const placeInput = (): void => {
-    if (storyDraftPlacement === 'beforeInput' && draft !== undefined) {
-      messages.push({ role: 'system', content: storyDraftMessage(draft, input.storyDraftInstruction) });
-    }
-    messages.push({ role: 'user', content: input.input });
-    for (const message of afterInput) messages.push(message);
-  };
+  const injections: ChatInjection[] = [];
+  const inputText = input.input === '' ? expandMacros(settings.sendIfEmpty ?? '', env) : input.input;
+  const inputMessage: ChatMessage | undefined = inputText === '' ? undefined : { role: 'user', content: inputText };
+  const draftMessage: ChatMessage | undefined =
+    storyDraftPlacement === 'beforeInput' && draft !== undefined ? { role: 'system', content: storyDraftMessage(draft, input.storyDraftInstruction) } : undefined;
+  let chatAt = -1;
+  let inputAt = -1;
+  const keepUnsquashed = new Set<ChatMessage>();
   const placePrompt = (prompt: PromptEntry): void => {
     if (prompt.enabled === false) return;
     // A story-draft prompt only appears on turns that have a draft (never as an empty slot).
     if (draft === undefined && readsStoryDraft(prompt)) return;
-    const content = promptText(prompt, input, env);
+    if (prompt.identifier === 'dialogueExamples' && prompt.content.trim() === '{{mesExamples}}') {
+      messages.push(...exampleDialogueMessages(expandMacros(prompt.content, env), settings, env, { user, char }));
+      return;
+    }
+    const content = formatMarker(prompt, promptText(prompt, overrides, env), settings, env);
     if (content.trim() === '') return;
-    messages.push({ role: prompt.role, content });
+    if (prompt.injectionDepth !== undefined) {
+      injections.push({ content, role: prompt.role, depth: prompt.injectionDepth, ...(prompt.injectionOrder !== undefined ? { order: prompt.injectionOrder } : {}) });
+      return;
+    }
+    const message: ChatMessage = { role: prompt.role, content };
+    // The DIO prompt stays its own message: squashing must not blur the one slot it went into.
+    if (dioSlot !== undefined && prompt.identifier === dioSlot.identifier) keepUnsquashed.add(message);
+    messages.push(message);
   };
   for (const [index, prompt] of prompts.entries()) {
     if (prompt.marker === 'chatHistory') {
@@ -188,12 +283,11 @@ export function assemble(input: AssembleInput): AssembleResult {
         placeFallback(worldInfo?.fallbackAfter);
         fallbackPlaced = true;
       }
-      for (const message of beforeInput) messages.push(message);
-      if (!hasInputMarker) placeInput();
+      chatAt = messages.length;
       continue;
     }
     if (prompt.marker === 'userInput') {
-      placeInput();
+      inputAt = messages.length;
       continue;
     }
     // Without worldInfoBefore/After prompts, world info goes around the character's prompt.
@@ -205,5 +299,43 @@ export function assemble(input: AssembleInput): AssembleResult {
       fallbackPlaced = true;
     }
   }
-  return { messages, variables: Object.fromEntries(variables), dioSlot, storyDraftPlacement, worldInfoPlacement: worldInfo?.report };
+  if (input.depthPrompt !== undefined) {
+    const content = expandMacros(input.depthPrompt.prompt, env);
+    if (content.trim() !== '') injections.push({ content, role: input.depthPrompt.role, depth: input.depthPrompt.depth, extension: true });
+  }
+  // World-info @depth entries and the author's note are extension prompts, as in SillyTavern.
+  for (const injection of worldInfo?.injections ?? []) injections.push({ ...injection, extension: true });
+  const block = buildChatBlock({
+    history: input.history,
+    inputMessage,
+    beforeInput: draftMessage,
+    injections,
+    settings,
+    regexScripts,
+    env,
+    names: { user, char, group: (input.group?.length ?? 0) > 0 },
+    warn: (message) => warnings.push(message),
+    keepUnsquashed,
+  });
+  // The input (and what the injections put after it) goes to the userInput marker when there is one.
+  if (inputAt >= 0 && inputAt >= chatAt) {
+    messages.splice(inputAt, 0, ...block.fromInput);
+    messages.splice(chatAt < 0 ? 0 : chatAt, 0, ...block.beforeInput);
+  } else if (inputAt >= 0) {
+    messages.splice(chatAt, 0, ...block.beforeInput);
+    messages.splice(inputAt, 0, ...block.fromInput);
+  } else {
+    messages.splice(chatAt < 0 ? messages.length : chatAt, 0, ...block.beforeInput, ...block.fromInput);
+  }
+  const finished = finishMessages(messages, { settings, env, type: input.generationType ?? 'normal', keepUnsquashed });
+  return {
+    messages: finished,
+    variables: Object.fromEntries(variables),
+    dioSlot,
+    storyDraftPlacement,
+    globalVariables: Object.fromEntries(globals),
+    unknownMacros: [...unknown],
+    warnings,
+    worldInfoPlacement: worldInfo?.report,
+  };
 }

@@ -1,5 +1,13 @@
 // Public API of @troupe/plugin-actor-assembler. Explicit named exports only.
-export { actorAssemblerPlugin, ActorAssemblerOptionsSchema, ACTOR_ASSEMBLER_PLUGIN_NAME, DIO_APPLIED_EVENT, splitPreparedHistory } from './plugin.js';
+export {
+  actorAssemblerPlugin,
+  ActorAssemblerOptionsSchema,
+  ACTOR_ASSEMBLER_PLUGIN_NAME,
+  ASSEMBLY_WARNINGS_EVENT,
+  DIO_APPLIED_EVENT,
+  splitPreparedHistory,
+  UNKNOWN_MACROS_EVENT,
+} from './plugin.js';
 export type { ActorAssemblerOptions } from './plugin.js';
 export { actorProfileKey } from './actor-profile.js';
 export type { ActorProfile } from './actor-profile.js';
@@ -7,6 +15,17 @@ export { assemble } from './assemble.js';
 export { CONTEXT_TRIMMED_EVENT, fitHistoryToBudget, selectWithinBudget } from './budget/index.js';
 export type { ContextTrimmedData, HistoryFit } from './budget/index.js';
 export type { AssembleInput, AssembleResult } from './assemble.js';
+export type { GenerationType } from './st-prompt-rules.js';
+export { placeInjections, MAX_INJECTION_DEPTH } from './injections.js';
+export type { ChatInjection } from './injections.js';
+export { applyRegexScripts } from './regex/apply-scripts.js';
+export type { RegexPassOptions, RegexTarget } from './regex/apply-scripts.js';
+export { readRegexScripts, RegexScriptSchema } from './regex/regex-script.js';
+export type { RegexPlacement, RegexScript } from './regex/regex-script.js';
+export { PresetSettingsSchema } from './preset-settings.js';
+export type { NamesBehavior, PresetSettings } from './preset-settings.js';
+export { memoryGlobalVariableStore } from './global-variables.js';
+export type { GlobalVariableStore } from './global-variables.js';
 export {
   applyDioCompiledPrompt,
   assertDioSlotNotOverridden,
@@ -45,7 +64,7 @@ export {
   importCharacterCard,
   MAX_CARD_JSON_BYTES,
 } from './importers/character-card.js';
-export type { CharacterCardImport, ImportedCharacter } from './importers/character-card.js';
+export type { CharacterCardImport, CharacterCardImportOptions, ImportedCharacter } from './importers/character-card.js';
 export { importCharacterCardFile } from './importers/card-file.js';
 export { applyCardLeniency, isV1Card } from './importers/card-leniency.js';
 export type { LenientCard } from './importers/card-leniency.js';

@@ -4,13 +4,21 @@ import { actorProfileKey } from './actor-profile.js';
 import { type AssembleResult, assemble } from './assemble.js';
 import { contextTrimmedData, fitHistoryToBudget } from './budget/index.js';
 import { CONTEXT_TRIMMED_EVENT } from './budget/trim-event.js';
+import type { GlobalVariableStore } from './global-variables.js';
 import type { MacroFields } from './macros.js';
-import { type Preset, PresetSchema, defaultPreset } from './preset.js';
+import { type Preset, PresetSchema, type PromptRole, defaultPreset } from './preset.js';
+import { applyRegexScripts } from './regex/apply-scripts.js';
+import { type RegexScript, RegexScriptSchema } from './regex/regex-script.js';
+import { expandMacros } from './macros.js';
 
 /** The plugin's name (also its npm package name). */
 export const ACTOR_ASSEMBLER_PLUGIN_NAME = '@troupe/plugin-actor-assembler';
 /** Event queued when a DIO compiled prompt was placed (`{rule, identifier}`). */
 export const DIO_APPLIED_EVENT = 'actor-assembler/dio-applied';
+/** Event queued once per turn that met unknown macros (`{names}`): what the preset relies on that the engine lacks. */
+export const UNKNOWN_MACROS_EVENT = 'actor-assembler/unknown-macros';
+/** Event queued when macros or regex scripts could not run (`{warnings}`); their text was kept. */
+export const ASSEMBLY_WARNINGS_EVENT = 'actor-assembler/warnings';
 
 /** Schema of the plugin's options (validated at boot, so a bad preset fails the harness, not a turn). */
 export const ActorAssemblerOptionsSchema = z
@@ -19,7 +27,18 @@ export const ActorAssemblerOptionsSchema = z
     user: z.string().max(1024).optional(),
     char: z.string().max(1024).optional(),
     fields: z
-      .object({ description: z.string(), personality: z.string(), scenario: z.string(), persona: z.string(), mesExamples: z.string() })
+      .object({
+        description: z.string(),
+        personality: z.string(),
+        scenario: z.string(),
+        persona: z.string(),
+        mesExamples: z.string(),
+        charPrompt: z.string(),
+        charInstruction: z.string(),
+        charDepthPrompt: z.string(),
+        charVersion: z.string(),
+        creatorNotes: z.string(),
+      })
       .partial()
       .strict()
       .optional(),
@@ -27,6 +46,26 @@ export const ActorAssemblerOptionsSchema = z
     overrides: z.record(z.string(), z.string()).optional(),
     unknownMacros: z.enum(['keep', 'error']).optional(),
     storyDraftInstruction: z.string().min(1).optional(),
+    cardPrompts: z.object({ systemPrompt: z.string(), postHistoryInstructions: z.string() }).partial().strict().optional(),
+    useCardPrompts: z.boolean().optional(),
+    depthPrompt: z.object({ prompt: z.string(), depth: z.number().int().min(0).max(10_000), role: z.enum(['system', 'user', 'assistant']) }).strict().optional(),
+    regexScripts: z.array(RegexScriptSchema).max(1000).optional(),
+    model: z.string().max(1024).optional(),
+    group: z.array(z.string().max(1024)).max(1000).optional(),
+    timeZone: z
+      .string()
+      .refine((zone) => {
+        try {
+          new Intl.DateTimeFormat('en-US', { timeZone: zone });
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'unknown time zone')
+      .optional(),
+    globalVariables: z
+      .custom<GlobalVariableStore>((value) => typeof value === 'object' && value !== null && typeof (value as GlobalVariableStore).load === 'function' && typeof (value as GlobalVariableStore).save === 'function', 'a GlobalVariableStore {load, save}')
+      .optional(),
   })
   .strict();
 
@@ -51,6 +90,24 @@ export interface ActorAssemblerOptions {
   readonly unknownMacros?: 'keep' | 'error';
   /** Instruction of the default story-draft message. */
   readonly storyDraftInstruction?: string;
+  /**
+   * The card's `system_prompt` / `post_history_instructions`: they replace the preset's `main` /
+   * `jailbreak` prompts (on by default; `useCardPrompts: false` turns them off).
+   */
+  readonly cardPrompts?: { readonly systemPrompt?: string; readonly postHistoryInstructions?: string };
+  readonly useCardPrompts?: boolean;
+  /** The card's depth prompt (`ImportedCharacter.depthPrompt`), injected at its depth. */
+  readonly depthPrompt?: { readonly prompt: string; readonly depth: number; readonly role: PromptRole };
+  /** The card's regex scripts (`ImportedCharacter.regexScripts`), run after the preset's. */
+  readonly regexScripts?: readonly RegexScript[];
+  /** `{{model}}`. */
+  readonly model?: string;
+  /** Group member names for `{{group}}`. */
+  readonly group?: readonly string[];
+  /** IANA time zone of the time macros (default the process's); the clock is the kernel's. */
+  readonly timeZone?: string;
+  /** Where global variables persist per user; without one they last for a single turn. */
+  readonly globalVariables?: GlobalVariableStore;
 }
 type ActorAssemblerConfig = z.output<typeof ActorAssemblerOptionsSchema>;
 
@@ -68,7 +125,11 @@ export function splitPreparedHistory(messages: readonly ChatMessage[], input: st
   return { history: messages, input };
 }
 
-function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPrompt, ctx: TurnContext): PreparedActorPrompt {
+function userKey(ctx: TurnContext): string {
+  return ctx.userId ?? 'default';
+}
+
+async function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPrompt, ctx: TurnContext): Promise<PreparedActorPrompt> {
   throwIfAborted(ctx.signal);
   const { history, input } = splitPreparedHistory(prepared.history, ctx.input);
   const compiledPrompt = ctx.get(contextKeys.dioCompiledPrompt);
@@ -79,11 +140,21 @@ function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPromp
   const char = profile.char ?? config.char;
   const fields = profile.fields ?? config.fields;
   const worldInfo = ctx.get(contextKeys.worldInfo);
+  const cardPrompts = profile.cardPrompts ?? config.cardPrompts;
+  const depthPrompt = profile.depthPrompt ?? config.depthPrompt;
+  const regexScripts = (profile.regexScripts ?? config.regexScripts) as RegexScript[] | undefined;
+  const globalVariables = config.globalVariables === undefined ? undefined : await config.globalVariables.load(userKey(ctx), ctx.signal);
+  throwIfAborted(ctx.signal);
   const assembleWith = (history: readonly ChatMessage[]) => assemble({
     preset: profile.preset ?? config.preset ?? defaultPreset(),
     history,
     input,
     variables: { ...config.variables, ...ctx.get(contextKeys.templateVariables) },
+    // pick is stable per chat; random/roll replay identically for the same turn
+    chatId: ctx.sessionId,
+    seed: `${ctx.sessionId}:${ctx.turnId}`,
+    now: () => ctx.clock.now(),
+    ...(globalVariables !== undefined ? { globalVariables } : {}),
     ...(compiledPrompt !== undefined ? { compiledPrompt } : {}),
     ...(storyDraft !== undefined ? { storyDraft } : {}),
     ...(worldInfo !== undefined ? { worldInfo } : {}),
@@ -93,10 +164,44 @@ function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPromp
     ...(config.overrides !== undefined ? { overrides: config.overrides } : {}),
     ...(config.unknownMacros !== undefined ? { unknownMacros: config.unknownMacros } : {}),
     ...(config.storyDraftInstruction !== undefined ? { storyDraftInstruction: config.storyDraftInstruction } : {}),
+    ...(cardPrompts !== undefined ? { cardPrompts } : {}),
+    ...(config.useCardPrompts !== undefined ? { useCardPrompts: config.useCardPrompts } : {}),
+    ...(depthPrompt !== undefined ? { depthPrompt } : {}),
+    ...(regexScripts !== undefined ? { regexScripts } : {}),
+    ...(config.model !== undefined ? { model: config.model } : {}),
+    ...(config.group !== undefined ? { group: config.group } : {}),
+    ...(config.timeZone !== undefined ? { timeZone: config.timeZone } : {}),
   });
   const result = assembleWithinBudget(history, assembleWith, ctx);
+  if (config.globalVariables !== undefined && globalVariables !== undefined && !sameRecord(globalVariables, result.globalVariables)) {
+    await config.globalVariables.save(userKey(ctx), result.globalVariables, ctx.signal);
+  }
   if (result.dioSlot) ctx.events.append(DIO_APPLIED_EVENT, { rule: result.dioSlot.rule, identifier: result.dioSlot.identifier }, { ignorable: true });
+  if (result.unknownMacros.length > 0) ctx.events.append(UNKNOWN_MACROS_EVENT, { names: result.unknownMacros }, { ignorable: true });
+  if (result.warnings.length > 0) ctx.events.append(ASSEMBLY_WARNINGS_EVENT, { warnings: result.warnings.slice(0, 100) }, { ignorable: true });
   return { history: result.messages };
+}
+
+function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key]);
+}
+
+// SillyTavern rewrites a reply with the AI-output regex scripts (those neither prompt- nor
+// display-only) before it is stored; here that is the review step, so the stored reply is the rewritten one.
+function reviewReply(config: ActorAssemblerConfig, text: string, ctx: TurnContext): string | undefined {
+  const profile = ctx.get(actorProfileKey) ?? {};
+  const scripts = [...((profile.preset ?? config.preset ?? defaultPreset()).regexScripts ?? []), ...(((profile.regexScripts ?? config.regexScripts) as RegexScript[] | undefined) ?? [])];
+  if (scripts.length === 0 || text === '') return undefined;
+  const warnings: string[] = [];
+  const env = { variables: new Map<string, string>(), user: config.user ?? 'User', char: config.char ?? 'Character', ...(config.fields !== undefined ? { fields: config.fields } : {}) };
+  const [next] = applyRegexScripts([{ text, placement: 'aiOutput', depth: 0 }], scripts, {
+    mode: 'stored',
+    expand: (value, escapeValue) => expandMacros(value, escapeValue === undefined ? env : { ...env, transformResult: escapeValue }),
+    warn: (message) => warnings.push(message),
+  });
+  if (warnings.length > 0) ctx.events.append(ASSEMBLY_WARNINGS_EVENT, { warnings }, { ignorable: true });
+  return next === undefined || next === text ? undefined : next;
 }
 
 /**
@@ -137,6 +242,10 @@ export function actorAssemblerPlugin(options: ActorAssemblerOptions = {}): Plugi
       // Not degradable: a preset that cannot take the DIO prompt must fail the turn, never
       // silently answer without the player's standing requirement.
       ctx.hooks.actorAssemble({ degradable: false, handler: (prepared, turn) => assembleTurn(config, prepared, turn) });
+      ctx.hooks.review((reply, turn) => {
+        const text = reviewReply(config, reply.text, turn);
+        return text === undefined ? undefined : { ...reply, text };
+      });
     },
   });
 }

@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { AssemblerError, describeIssues } from './errors.js';
+import { type PresetSettings, PresetSettingsSchema } from './preset-settings.js';
+import { type RegexScript, RegexScriptSchema } from './regex/regex-script.js';
 
 /** Roles a prompt can speak as. */
 export type PromptRole = 'system' | 'user' | 'assistant';
@@ -29,6 +31,13 @@ export interface PromptEntry {
   readonly marker?: PromptMarker;
   /** When true, an `overrides` entry for this prompt is ignored. */
   readonly forbidOverrides?: boolean;
+  /**
+   * Makes this an in-chat injection (SillyTavern's `injection_position: 1`): placed this many
+   * messages from the end of the chat instead of in preset order.
+   */
+  readonly injectionDepth?: number;
+  /** Order among injections at the same depth (higher = closer to the end; default 100). */
+  readonly injectionOrder?: number;
 }
 
 /** An ordered list of prompts: what the actor receives, in order. */
@@ -36,6 +45,10 @@ export interface Preset {
   /** Optional display name of the preset. */
   readonly name?: string;
   readonly prompts: readonly PromptEntry[];
+  /** SillyTavern settings the assembler applies (squashing, prefill, names, formats, …). */
+  readonly settings?: PresetSettings;
+  /** Regex scripts of the preset (SillyTavern's `extensions.regex_scripts`). */
+  readonly regexScripts?: readonly RegexScript[];
 }
 
 /** Schema of a {@link PromptEntry}. */
@@ -48,6 +61,8 @@ export const PromptEntrySchema = z
     enabled: z.boolean().optional(),
     marker: z.enum(['chatHistory', 'userInput']).optional(),
     forbidOverrides: z.boolean().optional(),
+    injectionDepth: z.number().int().min(0).max(10_000).optional(),
+    injectionOrder: z.number().finite().optional(),
   })
   .strict();
 
@@ -83,6 +98,8 @@ export const PresetSchema = z
   .object({
     name: z.string().max(256).optional(),
     prompts: z.array(PromptEntrySchema).max(10_000),
+    settings: PresetSettingsSchema.optional(),
+    regexScripts: z.array(RegexScriptSchema).max(1000).optional(),
   })
   .strict()
   .superRefine((preset, ctx) => {

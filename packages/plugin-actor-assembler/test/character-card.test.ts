@@ -21,7 +21,7 @@ const v2Text = fixtureText('lia-v2.json');
 const v3Png = fixtureBytes('lia-v3.png');
 
 describe('importCharacterCard — V2 JSON', () => {
-  it('maps fields, keeps unknown fields and extensions, and quarantines card prompts', () => {
+  it('maps fields, keeps unknown fields and extensions, and uses the card prompts by default', () => {
     const card = importCharacterCard(v2Text);
     expect(card.spec).toBe('chara_card_v2');
     expect(card.pngChunk).toBeUndefined();
@@ -40,22 +40,33 @@ describe('importCharacterCard — V2 JSON', () => {
     expect(card.source).toEqual(JSON.parse(v2Text));
     const systemPrompt = card.preset.prompts.find((p) => p.identifier === CARD_SYSTEM_PROMPT_ID);
     const postHistory = card.preset.prompts.find((p) => p.identifier === CARD_POST_HISTORY_ID);
-    expect(systemPrompt).toMatchObject({ enabled: false, content: 'You are {{char}}. {{original}} Never break character.' });
-    expect(postHistory).toMatchObject({ enabled: false, content: 'Reply in at most three paragraphs.' });
+    // the card's system prompt replaces main ({{original}} = main's text), as in SillyTavern
+    expect(systemPrompt).toMatchObject({ enabled: true, content: "You are {{char}}. Write {{char}}'s next reply in a fictional chat between {{char}} and {{user}}. Never break character." });
+    expect(card.preset.prompts.find((p) => p.identifier === 'main')?.enabled).toBe(false);
+    expect(postHistory).toMatchObject({ enabled: true, content: 'Reply in at most three paragraphs.' });
+    expect(card.character).toMatchObject({ systemPrompt: 'You are {{char}}. {{original}} Never break character.', postHistoryInstructions: 'Reply in at most three paragraphs.' });
+    // opt-out: the card prompts come in switched off, main stays on
+    const off = importCharacterCard(v2Text, {}, { useCardPrompts: false }).preset.prompts;
+    expect(off.find((p) => p.identifier === CARD_SYSTEM_PROMPT_ID)?.enabled).toBe(false);
+    expect(off.find((p) => p.identifier === CARD_POST_HISTORY_ID)?.enabled).toBe(false);
+    expect(off.find((p) => p.identifier === 'main')?.enabled).toBe(true);
   });
 
-  it('the imported preset assembles; card prompts appear only once enabled; it accepts DIO', () => {
-    const card = importCharacterCard(v2Text);
+  it('the imported preset assembles; with the opt-out the card prompts appear only once enabled; it accepts DIO', () => {
+    const card = importCharacterCard(v2Text, {}, { useCardPrompts: false });
     const base = { history: [], input: '你好', char: card.character.displayName, user: '阿明', fields: characterMacroFields(card.character) };
     const before = assemble({ ...base, preset: card.preset }).messages.map((m) => m.content);
     expect(before.join('\n')).not.toContain('Never break character');
     expect(before[1]).toContain('莉娅是港口小镇的灯塔看守人');
-    // names inside card fields are substituted; other macros in fields stay literal
+    // macros inside card fields are expanded, as in SillyTavern
     expect(before[1]).toContain('莉娅 keeps the lighthouse log');
     expect(before[1]).toContain('暴风雨之夜，阿明敲响了灯塔的门。');
     const enabled = setPromptEnabled(setPromptEnabled(card.preset, CARD_SYSTEM_PROMPT_ID), CARD_POST_HISTORY_ID);
     const after = assemble({ ...base, preset: enabled }).messages.map((m) => m.content);
-    expect(after).toContain('You are 莉娅.  Never break character.');
+    expect(after).toContain("You are 莉娅. Write 莉娅's next reply in a fictional chat between 莉娅 and 阿明. Never break character.");
+    const byDefault = assemble({ ...base, preset: importCharacterCard(v2Text).preset }).messages.map((m) => m.content);
+    expect(byDefault[0]).toBe("You are 莉娅. Write 莉娅's next reply in a fictional chat between 莉娅 and 阿明. Never break character.");
+    expect(byDefault.at(-1)).toBe('Reply in at most three paragraphs.');
     expect(after.at(-1)).toBe('Reply in at most three paragraphs.');
     expect(validatePreset(card.preset).dio).toMatchObject({ accepts: true, slot: { rule: 'roleplay' } });
   });

@@ -105,7 +105,7 @@ describe('prepareForDio — a preset whose description marker is disabled', () =
     expect(result.preset.prompts[3]).toMatchObject({ name: 'roleplay', content: '' });
     // without DIO nothing changes; with DIO the compiled prompt sits where the definition would be
     expect(contents(result.preset)).toEqual(contents(off));
-    expect(contents(result.preset, COMPILED).slice(0, 3)).toEqual(["Write 莉娅's next reply in a fictional chat between 莉娅 and 阿明.", COMPILED, '<START>\n莉娅: EXAMPLE-嗯。']);
+    expect(contents(result.preset, COMPILED).slice(0, 3)).toEqual(["Write 莉娅's next reply in a fictional chat between 莉娅 and 阿明.", COMPILED, 'EXAMPLE-嗯。']);
   });
 });
 

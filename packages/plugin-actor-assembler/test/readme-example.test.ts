@@ -39,8 +39,11 @@ describe('README smallest example', () => {
       sessionLog: new MemorySessionLog(),
     });
     const { prepared } = await harness.runTurn({ sessionId: 'card', text: '你好' });
-    expect(prepared.history[0]?.content).toBe("Write 小莉's next reply in a fictional chat between 小莉 and 阿明.");
-    expect(prepared.history.at(-1)).toEqual({ role: 'user', content: '你好' });
+    // the card's own system prompt replaces the main prompt ({{original}} keeps its text), and its
+    // post-history instructions come after the input: both on by default, as the V2 spec asks
+    expect(prepared.history[0]?.content).toBe("You are 小莉. Write 小莉's next reply in a fictional chat between 小莉 and 阿明. Never break character.");
+    expect(prepared.history.at(-2)).toEqual({ role: 'user', content: '你好' });
+    expect(prepared.history.at(-1)?.role).toBe('system');
     await harness.close();
   });
 });

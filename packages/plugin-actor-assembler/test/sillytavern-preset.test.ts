@@ -33,7 +33,10 @@ describe('importSillyTavernPreset', () => {
     expect(byId.get(RULES_ID)).toMatchObject({ enabled: true, name: '角色扮演规则' });
     expect(settings).toMatchObject({ temperature: 0.9, openai_model: 'gpt-4o-mini' });
     expect(settings).not.toHaveProperty('prompts');
-    expect(warnings).toEqual([expect.stringContaining('in-chat injection (depth 2)')]);
+    // the in-chat injection keeps its depth; the settings the assembler does not apply are named
+    expect(byId.get('d21b7e44-0c5a-4c1e-8a7b-93e0f1a2b3c4')).toMatchObject({ injectionDepth: 2 });
+    expect(preset.settings).toMatchObject({ namesBehavior: 'none', newChatPrompt: '[Start a new Chat]' });
+    expect(warnings).toEqual([expect.stringMatching(/^Not applied by the assembler .*: chat_completion_source, openai_model, temperature, .*stream_openai$/)]);
   });
 
   it('round-trips into an assembly: markers become character fields, history and input in place', () => {
@@ -55,10 +58,11 @@ describe('importSillyTavernPreset', () => {
       '冷静',
       '暴风雨夜',
       '你是莉娅。\n始终用中文回答，保持角色语气。',
-      '<START>\n莉娅: 嗯。',
+      '嗯。', // the example dialogue, split at <START> (a system message named example_assistant)
+      '[Start a new Chat]', // new_chat_prompt, first in the chat block
+      '[Stay in character.]', // the depth-2 injection: deeper than the chat, so at its start
       '「进来吧。」',
       '你好',
-      '[Stay in character.]',
     ]);
   });
 

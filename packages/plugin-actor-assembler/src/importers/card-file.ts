@@ -7,12 +7,14 @@ import type { PngLimits } from './png.js';
 export interface CardFileOptions {
   readonly signal?: AbortSignal;
   readonly limits?: PngLimits;
+  /** Use the card's own prompts (default true; see `importCharacterCard`). */
+  readonly useCardPrompts?: boolean;
 }
 
 /**
  * Reads a `.png` or `.json` character card from disk, checking its size before reading it.
  * @param path - file path
- * @param options - abort signal and PNG size caps
+ * @param options - abort signal, PNG size caps, `useCardPrompts`
  * @returns the import (see {@link importCharacterCard})
  * @throws {AssemblerError} IMPORT_TOO_LARGE and every code of {@link importCharacterCard};
  *   the abort reason when `signal` aborts; file system errors (ENOENT, …) as they are
@@ -24,5 +26,5 @@ export async function importCharacterCardFile(path: string, options: CardFileOpt
   if (info.size > cap) throw new AssemblerError('IMPORT_TOO_LARGE', `${path} is ${info.size} bytes; the limit is ${cap}`, { size: info.size });
   const bytes = await readFile(path, options.signal ? { signal: options.signal } : {});
   options.signal?.throwIfAborted();
-  return importCharacterCard(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), options.limits);
+  return importCharacterCard(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), options.limits, options.useCardPrompts === undefined ? {} : { useCardPrompts: options.useCardPrompts });
 }

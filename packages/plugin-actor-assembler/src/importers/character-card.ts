@@ -1,6 +1,7 @@
 import { AssemblerError, describeIssues } from '../errors.js';
 import type { MacroFields } from '../macros.js';
-import { type Preset, type PromptEntry, defaultPreset } from '../preset.js';
+import { type Preset, type PromptEntry, type PromptRole, defaultPreset } from '../preset.js';
+import { type RegexScript, readRegexScripts } from '../regex/regex-script.js';
 import { applyCardLeniency } from './card-leniency.js';
 import { type CardV2, CardV2Schema, type CardV3, CardV3Schema } from './card-schema.js';
 import { type CharxContents, isZip, readCharx } from './charx.js';
@@ -31,6 +32,14 @@ export interface ImportedCharacter {
   readonly characterVersion: string;
   readonly extensions: Readonly<Record<string, unknown>>;
   readonly characterBook: Readonly<Record<string, unknown>> | undefined;
+  /** The card's `system_prompt` (`{{charPrompt}}`). */
+  readonly systemPrompt: string;
+  /** The card's `post_history_instructions` (`{{charInstruction}}`). */
+  readonly postHistoryInstructions: string;
+  /** `extensions.depth_prompt`: an in-chat injection at its depth (undefined when empty). */
+  readonly depthPrompt: { readonly prompt: string; readonly depth: number; readonly role: PromptRole } | undefined;
+  /** `extensions.regex_scripts`, the valid ones (see `warnings` for the others). */
+  readonly regexScripts: readonly RegexScript[];
 }
 
 /** What a card import returns. */
@@ -40,8 +49,14 @@ export interface CharacterCardImport {
   readonly character: ImportedCharacter;
   /** The card's prompt overrides, quarantined: also present in `preset` as disabled prompts. */
   readonly cardPrompts: { readonly systemPrompt: string; readonly postHistoryInstructions: string };
-  /** A working preset for this character; card prompts are `enabled: false` until an app enables them. */
+  /**
+   * A working preset for this character. The card's `system_prompt` (which replaces the main
+   * prompt; `{{original}}` inside is the main prompt's text) and `post_history_instructions` are
+   * enabled, as the V2 spec asks, unless imported with `useCardPrompts: false`.
+   */
   readonly preset: Preset;
+  /** What the card holds that could not be used, in words. */
+  readonly warnings: readonly string[];
   /** The validated card with every unknown field kept, for lossless re-export. */
   readonly source: CardV2 | CardV3;
   /** Which PNG chunk the card came from, if any. */
@@ -88,18 +103,29 @@ function validateCard(input: unknown): ValidatedCard {
   return { card: result.data, notes };
 }
 
-function presetFor(data: CardV2['data']): Preset {
+/** Options of {@link importCharacterCard}. */
+export interface CharacterCardImportOptions {
+  /**
+   * Use the card's `system_prompt` and `post_history_instructions` (default true). With false they
+   * are still imported, as disabled prompts an app can switch on.
+   */
+  readonly useCardPrompts?: boolean;
+}
+
+function presetFor(data: CardV2['data'], useCardPrompts: boolean): Preset {
   const base = defaultPreset();
   const prompts: PromptEntry[] = [];
   for (const prompt of base.prompts) {
-    // The card's overrides come in quarantined: present and visible, but off until the app enables them.
-    if (prompt.identifier === 'main' && data.system_prompt !== '') {
-      prompts.push(prompt, { identifier: CARD_SYSTEM_PROMPT_ID, name: 'Card system prompt', role: 'system', content: data.system_prompt, enabled: false });
+    if (prompt.identifier === 'main' && data.system_prompt.trim() !== '') {
+      // SillyTavern: the card's system prompt replaces the main prompt; {{original}} is the main prompt.
+      const content = data.system_prompt.replace(/\{\{original\}\}/gi, () => prompt.content);
+      prompts.push({ ...prompt, enabled: !useCardPrompts }, { identifier: CARD_SYSTEM_PROMPT_ID, name: 'Card system prompt', role: 'system', content, enabled: useCardPrompts });
       continue;
     }
     prompts.push(prompt);
-    if (prompt.marker === 'userInput' && data.post_history_instructions !== '') {
-      prompts.push({ identifier: CARD_POST_HISTORY_ID, name: 'Card post-history instructions', role: 'system', content: data.post_history_instructions, enabled: false });
+    if (prompt.marker === 'userInput' && data.post_history_instructions.trim() !== '') {
+      const content = data.post_history_instructions.replace(/\{\{original\}\}/gi, '');
+      prompts.push({ identifier: CARD_POST_HISTORY_ID, name: 'Card post-history instructions', role: 'system', content, enabled: useCardPrompts });
     }
   }
   return { name: `${data.name} (imported card)`, prompts };
@@ -107,8 +133,28 @@ function presetFor(data: CardV2['data']): Preset {
 
 type CardOrigin = Pick<CharacterCardImport, 'pngChunk' | 'format' | 'icon'>;
 
-function fromCard({ card, notes }: ValidatedCard, origin: CardOrigin): CharacterCardImport {
+const DEPTH_ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant']);
+
+function depthPromptOf(extensions: Readonly<Record<string, unknown>>, warnings: string[]): ImportedCharacter['depthPrompt'] {
+  const raw = extensions['depth_prompt'];
+  if (raw === undefined || raw === null) return undefined;
+  const value = raw as { prompt?: unknown; depth?: unknown; role?: unknown };
+  if (typeof value !== 'object' || typeof value.prompt !== 'string') {
+    warnings.push('extensions.depth_prompt is malformed; not used');
+    return undefined;
+  }
+  if (value.prompt.trim() === '') return undefined;
+  const depth = typeof value.depth === 'number' && Number.isFinite(value.depth) ? Math.min(10_000, Math.max(0, Math.trunc(value.depth))) : 4;
+  const role = typeof value.role === 'string' && DEPTH_ROLES.has(value.role) ? (value.role as PromptRole) : 'system';
+  return { prompt: value.prompt, depth, role };
+}
+
+function fromCard({ card, notes }: ValidatedCard, origin: CardOrigin, options: CharacterCardImportOptions = {}): CharacterCardImport {
   const data = card.data;
+  const warnings: string[] = [];
+  const depthPrompt = depthPromptOf(data.extensions, warnings);
+  const regex = readRegexScripts(data.extensions['regex_scripts'], 'Card');
+  warnings.push(...regex.warnings);
   const nickname = 'nickname' in data && typeof data.nickname === 'string' && data.nickname !== '' ? data.nickname : undefined;
   const character: ImportedCharacter = {
     name: data.name,
@@ -126,13 +172,18 @@ function fromCard({ card, notes }: ValidatedCard, origin: CardOrigin): Character
     characterVersion: data.character_version,
     extensions: data.extensions,
     characterBook: data.character_book,
+    systemPrompt: data.system_prompt,
+    postHistoryInstructions: data.post_history_instructions,
+    depthPrompt,
+    regexScripts: regex.scripts,
   };
   return {
     spec: card.spec,
     specVersion: card.spec_version,
     character,
     cardPrompts: { systemPrompt: data.system_prompt, postHistoryInstructions: data.post_history_instructions },
-    preset: presetFor(data),
+    preset: presetFor(data, options.useCardPrompts ?? true),
+    warnings,
     source: card,
     ...origin,
     notes,
@@ -147,10 +198,10 @@ function charxIcon(card: CardV2 | CardV3, archive: CharxContents): Uint8Array | 
   return main === undefined ? undefined : archive.readAsset(main.uri);
 }
 
-function fromCharx(bytes: Uint8Array): CharacterCardImport {
+function fromCharx(bytes: Uint8Array, options: CharacterCardImportOptions): CharacterCardImport {
   const archive = readCharx(bytes);
   const validated = validateCard(parseJsonText(archive.cardJson));
-  return fromCard(validated, { pngChunk: undefined, format: 'charx', icon: charxIcon(validated.card, archive) });
+  return fromCard(validated, { pngChunk: undefined, format: 'charx', icon: charxIcon(validated.card, archive) }, options);
 }
 
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
@@ -170,27 +221,28 @@ function decodeChunk(keyword: 'ccv3' | 'chara', text: string): unknown {
  * fields read as absent and a numeric `spec_version` as its text (see `notes`).
  * @param input - PNG or CHARX bytes, JSON text, or a parsed object
  * @param limits - PNG size caps
- * @returns character fields, a preset with the card's prompts disabled, and the verbatim source
+ * @param options - `useCardPrompts: false` to keep the card's own prompts off
+ * @returns character fields, a preset (the card's prompts on by default), warnings, and the verbatim source
  * @throws {AssemblerError} IMPORT_TOO_LARGE, IMPORT_JSON_INVALID, IMPORT_CARD_INVALID,
  *   IMPORT_CARD_UNSUPPORTED, IMPORT_CHARX_INVALID, PNG_INVALID, PNG_CRC_MISMATCH, PNG_NO_CARD
  */
-export function importCharacterCard(input: Uint8Array | string | object, limits: PngLimits = {}): CharacterCardImport {
+export function importCharacterCard(input: Uint8Array | string | object, limits: PngLimits = {}, options: CharacterCardImportOptions = {}): CharacterCardImport {
   const plain: CardOrigin = { pngChunk: undefined, format: 'json', icon: undefined };
   if (input instanceof Uint8Array) {
     if (input.length > (limits.maxFileBytes ?? 20 * 1024 * 1024)) throw new AssemblerError('IMPORT_TOO_LARGE', `Card file is ${input.length} bytes; the limit is ${limits.maxFileBytes ?? 20 * 1024 * 1024}`, { size: input.length });
-    if (isZip(input)) return fromCharx(input);
+    if (isZip(input)) return fromCharx(input, options);
     if (!isPng(input)) {
       // Check the byte size before decoding, so a huge non-PNG file is never turned into a string.
       if (input.length > MAX_CARD_JSON_BYTES * 4) throw new AssemblerError('IMPORT_TOO_LARGE', `Card file is ${input.length} bytes; not a PNG, and too large for JSON`, { size: input.length });
-      return fromCard(validateCard(parseJsonText(Buffer.from(input).toString('utf8'))), plain);
+      return fromCard(validateCard(parseJsonText(Buffer.from(input).toString('utf8'))), plain, options);
     }
     const texts = readPngTextChunks(input, limits);
     // The V3 spec: "If the application detects both chara and ccv3 chunk, it SHOULD use ccv3."
     const keyword = texts.has('ccv3') ? 'ccv3' : texts.has('chara') ? 'chara' : undefined;
     if (keyword === undefined) throw new AssemblerError('PNG_NO_CARD', 'PNG has no "ccv3" or "chara" text chunk: not a character card');
-    return fromCard(validateCard(decodeChunk(keyword, texts.get(keyword) ?? '')), { pngChunk: keyword, format: 'png', icon: undefined });
+    return fromCard(validateCard(decodeChunk(keyword, texts.get(keyword) ?? '')), { pngChunk: keyword, format: 'png', icon: undefined }, options);
   }
-  return fromCard(validateCard(typeof input === 'string' ? parseJsonText(input) : input), plain);
+  return fromCard(validateCard(typeof input === 'string' ? parseJsonText(input) : input), plain, options);
 }
 
 /**
@@ -205,6 +257,11 @@ export function characterMacroFields(character: ImportedCharacter, persona?: str
     personality: character.personality,
     scenario: character.scenario,
     mesExamples: character.exampleMessages,
+    charPrompt: character.systemPrompt,
+    charInstruction: character.postHistoryInstructions,
+    charDepthPrompt: character.depthPrompt?.prompt ?? '',
+    charVersion: character.characterVersion,
+    creatorNotes: character.creatorNotes,
     ...(persona !== undefined ? { persona } : {}),
   };
 }

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { AssemblerError, describeIssues } from '../errors.js';
 import { type DioPreparationReport, type PrepareForDioOptions, prepareForDio } from '../dio-prepare/prepare-for-dio.js';
 import { type Preset, type PromptEntry, parsePreset } from '../preset.js';
+import { sillyTavernPresetExtras } from './sillytavern-settings.js';
 
 /** Largest SillyTavern preset accepted (characters). */
 export const MAX_PRESET_JSON_BYTES = 2 * 1024 * 1024;
@@ -36,6 +37,8 @@ const stPromptSchema = z.looseObject({
   enabled: z.boolean().optional(),
   injection_position: z.number().optional(),
   injection_depth: z.number().optional(),
+  injection_order: z.number().optional(),
+  injection_trigger: z.array(z.unknown()).optional(),
   forbid_overrides: z.boolean().optional(),
 });
 const stOrderSchema = z.looseObject({
@@ -66,23 +69,34 @@ function pickOrder(orders: z.output<typeof stOrderSchema>[] | undefined): z.outp
 
 function mapPrompt(prompt: z.output<typeof stPromptSchema>, enabled: boolean, warnings: string[]): PromptEntry {
   const base = { identifier: prompt.identifier, name: prompt.name ?? prompt.identifier, role: prompt.role ?? 'system', enabled } as const;
-  if (prompt.injection_position === 1) {
-    warnings.push(`Prompt "${prompt.identifier}" is an in-chat injection (depth ${prompt.injection_depth ?? 0}); it is placed in preset order instead`);
-  }
   if (prompt.identifier === 'chatHistory') return { ...base, content: '', marker: 'chatHistory' };
+  if ((prompt.injection_trigger?.length ?? 0) > 0) {
+    warnings.push(`Prompt "${prompt.identifier}" is limited to some generation types (injection_trigger); it is used for every generation`);
+  }
+  // SillyTavern's in-chat injection: placed at a depth from the end of the chat (default 4).
+  const injection =
+    prompt.injection_position === 1 && prompt.marker !== true
+      ? {
+          injectionDepth: Math.min(10_000, Math.max(0, Math.trunc(Number.isFinite(prompt.injection_depth) ? (prompt.injection_depth as number) : 4))),
+          ...(Number.isFinite(prompt.injection_order) ? { injectionOrder: prompt.injection_order as number } : {}),
+        }
+      : {};
   if (prompt.marker === true) {
     const content = MARKER_CONTENT[prompt.identifier];
     if (content === undefined) warnings.push(`Unknown SillyTavern marker "${prompt.identifier}" imported as an empty prompt`);
     return { ...base, content: content ?? '' };
   }
-  return { ...base, content: prompt.content ?? '', ...(prompt.forbid_overrides === true ? { forbidOverrides: true } : {}) };
+  return { ...base, content: prompt.content ?? '', ...(prompt.forbid_overrides === true ? { forbidOverrides: true } : {}), ...injection };
 }
 
 /**
  * Imports a SillyTavern chat-completion preset (its `prompts` and `prompt_order`): order and
  * enabled flags come from the global prompt order; marker prompts become macros
- * (`charDescription` → `{{description}}`, …); `chatHistory` becomes the history marker. Prompts
- * missing from the order are kept, disabled, at the end, so nothing is lost.
+ * (`charDescription` → `{{description}}`, …); `chatHistory` becomes the history marker; in-chat
+ * injections keep their depth and order; the settings the assembler applies (squashing, prefill,
+ * names, formats, …) and the regex scripts come along. Prompts missing from the order are kept,
+ * disabled, at the end, so nothing is lost; every setting the assembler does not apply is named in
+ * `warnings`.
  * @param input - the preset file's JSON text or parsed object
  * @param options - `prepareForDio` to also prepare the preset for DIO (see `prepareForDio`)
  * @returns the preset, the other settings, warnings, and the DIO preparation report when asked
@@ -132,9 +146,16 @@ export function importSillyTavernPreset(input: string | object, options: SillyTa
     prompts.push({ identifier: 'chatHistory', name: 'Chat History', role: 'system', content: '', marker: 'chatHistory' });
   }
   const name = typeof settings['name'] === 'string' ? settings['name'] : undefined;
+  const extras = sillyTavernPresetExtras(settings);
+  warnings.push(...extras.warnings);
   let preset: Preset;
   try {
-    preset = parsePreset({ ...(name !== undefined ? { name: name.slice(0, 256) } : {}), prompts });
+    preset = parsePreset({
+      ...(name !== undefined ? { name: name.slice(0, 256) } : {}),
+      prompts,
+      ...(Object.keys(extras.settings).length > 0 ? { settings: extras.settings } : {}),
+      ...(extras.regexScripts.length > 0 ? { regexScripts: extras.regexScripts } : {}),
+    });
   } catch (cause) {
     throw new AssemblerError('IMPORT_PRESET_INVALID', `SillyTavern preset maps to an invalid preset: ${(cause as Error).message}`, undefined, cause);
   }

@@ -65,6 +65,8 @@ export interface MacroEnvironment {
   readonly unknownMacros?: 'keep' | 'error';
   /** Whether `setvar` may write slot variables (only the slot rules pass true). */
   readonly allowSlotWrites?: boolean;
+  /** Applied to every macro's result (a regex pattern's macros are escaped this way). */
+  readonly transformResult?: (value: string) => string;
   /** Called with the name of every unknown macro kept as text. */
   readonly onUnknownMacro?: (name: string) => void;
   /** Called for a macro that could not run (bad arguments, a failing handler); the text is kept. */

@@ -162,7 +162,8 @@ export class MacroEvaluator {
       isZeroArgMacro: (name) => lookup(name.toLowerCase())?.minArgs === 0,
     };
     try {
-      return definition.handler(call);
+      const result = definition.handler(call);
+      return env.transformResult === undefined ? result : env.transformResult(result);
     } catch (error) {
       if (AssemblerError.isInstance(error)) throw error;
       env.onWarning?.(`Macro "${part.name}" failed: ${(error as Error).message}. Kept as text.`);

@@ -1,0 +1,50 @@
+import type { ChatMessage } from '@troupe/kernel';
+
+/**
+ * Splits a card's `mes_example` into example dialogues at each `<START>` (case-insensitive), as
+ * SillyTavern does; text before the first `<START>` is dropped, like SillyTavern.
+ * @param examples - the expanded example text
+ * @returns one text per dialogue, trimmed
+ */
+export function splitExampleDialogues(examples: string): string[] {
+  if (examples.trim() === '') return [];
+  const blocks = /<START>/i.test(examples) ? examples.split(/<START>/i).slice(1) : [examples];
+  return blocks.map((block) => block.trim()).filter((block) => block !== '');
+}
+
+/**
+ * Turns one example dialogue into messages: a line starting with `User:` begins a user example,
+ * `Char:` an assistant example, other lines continue the current one. Like SillyTavern, they are
+ * sent as system messages named `example_user` / `example_assistant`, with the name prefix removed.
+ * @param dialogue - one dialogue (without `<START>`)
+ * @param user - the user's name
+ * @param char - the character's name
+ * @returns the messages
+ */
+export function exampleMessages(dialogue: string, user: string, char: string): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  let lines: string[] = [];
+  let speaker: 'user' | 'char' | undefined;
+  const flush = () => {
+    if (speaker === undefined || lines.length === 0) {
+      lines = [];
+      return;
+    }
+    const prefix = `${speaker === 'user' ? user : char}:`;
+    const text = lines.join('\n').replace(prefix, '').trim();
+    if (text !== '') messages.push({ role: 'system', name: speaker === 'user' ? 'example_user' : 'example_assistant', content: text });
+    lines = [];
+  };
+  for (const line of dialogue.split('\n')) {
+    const next = line.startsWith(`${user}:`) ? 'user' : line.startsWith(`${char}:`) ? 'char' : undefined;
+    if (next !== undefined) {
+      flush();
+      speaker = next;
+    }
+    // Lines before the first speaker belong to the character (SillyTavern treats them as the bot's).
+    speaker ??= 'char';
+    lines.push(line);
+  }
+  flush();
+  return messages;
+}
