@@ -137,6 +137,17 @@ function checkHistory(history: readonly unknown[]): void {
   }
 }
 
+// A preset is validated once per object: the plugin passes the same (readonly) preset every turn,
+// and a 300-prompt preset costs more to check than to assemble.
+const validatedPresets = new WeakMap<object, Preset>();
+function validPreset(preset: Preset): Preset {
+  const known = typeof preset === 'object' && preset !== null ? validatedPresets.get(preset) : undefined;
+  if (known !== undefined) return known;
+  const parsed = parsePreset(preset);
+  if (typeof preset === 'object' && preset !== null) validatedPresets.set(preset, parsed);
+  return parsed;
+}
+
 function initialVariables(variables: Readonly<Record<string, string>> | undefined): Map<string, string> {
   const map = new Map<string, string>();
   for (const [name, value] of Object.entries(variables ?? {})) {
@@ -191,7 +202,7 @@ export function assemble(input: AssembleInput): AssembleResult {
   const checked = inputSchema.safeParse(input);
   if (!checked.success) throw new AssemblerError('ASSEMBLE_INPUT_INVALID', `Invalid assemble input: ${describeIssues(checked.error.issues)}`);
   checkHistory(input.history);
-  let prompts: readonly PromptEntry[] = parsePreset(input.preset).prompts;
+  let prompts: readonly PromptEntry[] = validPreset(input.preset).prompts;
   const variables = initialVariables(input.variables);
   let dioSlot: DioSlot | undefined;
   if (input.compiledPrompt !== undefined) {
@@ -208,9 +219,10 @@ export function assemble(input: AssembleInput): AssembleResult {
     if (storyDraftPlacement === 'variable') variables.set(STORY_DRAFT_VARIABLE, draft);
   }
   const warnings: string[] = [];
-  const unknown = new Set<string>();
+  // Macro names are case-insensitive: `{{Wander}}` and `{{wander}}` are one name, reported as first written.
+  const unknown = new Map<string, string>();
   const overrides = effectiveOverrides(input, prompts, dioSlot, warnings);
-  const settings = input.preset.settings ?? {};
+  const settings = validPreset(input.preset).settings ?? {};
   const globals = new Map(Object.entries(input.globalVariables ?? {}));
   const user = input.user ?? 'User';
   const char = input.char ?? 'Character';
@@ -224,7 +236,9 @@ export function assemble(input: AssembleInput): AssembleResult {
     input: input.input,
     messages: [...input.history, { role: 'user', content: input.input }],
     random: seededRandom(input.seed ?? ''),
-    onUnknownMacro: (name) => unknown.add(name),
+    onUnknownMacro: (name) => {
+      if (!unknown.has(name.toLowerCase())) unknown.set(name.toLowerCase(), name);
+    },
     onWarning: (message) => warnings.push(message),
     ...(input.fields !== undefined ? { fields: input.fields } : {}),
     ...(input.model !== undefined ? { model: input.model } : {}),
@@ -235,7 +249,7 @@ export function assemble(input: AssembleInput): AssembleResult {
   };
 
   const messages: ChatMessage[] = [];
-  const regexScripts = [...(input.preset.regexScripts ?? []), ...(input.regexScripts ?? [])];
+  const regexScripts = [...(validPreset(input.preset).regexScripts ?? []), ...(input.regexScripts ?? [])];
   // World info: macros, then the world-info regex scripts (SillyTavern rewrites entries this way).
   const expandWorldInfo = (text: string): string => worldInfoRegex(expandMacros(text, env), regexScripts, env, warnings);
   const worldInfo = input.worldInfo !== undefined && input.worldInfo.entries.length > 0 ? prepareWorldInfo(prompts, input.worldInfo.entries, expandWorldInfo, input.fields?.mesExamples) : undefined;
@@ -334,7 +348,7 @@ export function assemble(input: AssembleInput): AssembleResult {
     dioSlot,
     storyDraftPlacement,
     globalVariables: Object.fromEntries(globals),
-    unknownMacros: [...unknown],
+    unknownMacros: [...unknown.values()],
     warnings,
     worldInfoPlacement: worldInfo?.report,
   };

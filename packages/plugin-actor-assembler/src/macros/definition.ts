@@ -15,8 +15,8 @@ export interface MacroCall {
   /** Offset of the macro in the top-level text (seeds `{{pick}}`). */
   readonly offset: number;
   readonly env: MacroEnvironment;
-  /** Hash of the top-level text (seeds `{{pick}}`). */
-  readonly contentHash: number;
+  /** Hash of the top-level text (seeds `{{pick}}`); computed on first use. */
+  contentHash(): number;
   /** The turn's random stream. */
   random(): number;
   /** Expands `text` as if it stood at `offset` of the top-level text (depth-limited). */

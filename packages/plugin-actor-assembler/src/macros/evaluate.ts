@@ -5,7 +5,7 @@ import { MACRO_TABLE } from './registry.js';
 import { type MacroPart, type Part, type VariablePart, parseMacros } from './syntax.js';
 import { readLocal } from './definitions/variable-macros.js';
 import { addVariable, isTruthyValue, stepVariable, subtractVariable } from './variables.js';
-import { rewriteLegacySyntax, trimScopedContent, unescapeBraces } from './whitespace.js';
+import { rewriteLegacySyntax, trimScopedContent } from './whitespace.js';
 
 /** Nested expansions (`{{if}}` branches, card fields) deeper than this stay as text: nothing can loop. */
 export const MAX_EXPANSION_DEPTH = 12;
@@ -14,7 +14,8 @@ export const MAX_EXPANSION_DEPTH = 12;
 export interface ExpansionState {
   readonly env: MacroEnvironment;
   readonly globals: Map<string, string>;
-  readonly contentHash: number;
+  /** Hash of the top-level text, computed on first use. */
+  contentHash(): number;
   readonly random: () => number;
   depth: number;
   /** Card fields being expanded right now: a field that mentions itself expands to ''. */
@@ -23,6 +24,10 @@ export interface ExpansionState {
 
 function lookup(key: string): MacroDefinition | undefined {
   return Object.hasOwn(MACRO_TABLE, key) ? MACRO_TABLE[key] : undefined;
+}
+
+function isZeroArgMacro(name: string): boolean {
+  return lookup(name.toLowerCase())?.minArgs === 0;
 }
 
 function takesScopedContent(part: MacroPart): boolean {
@@ -50,6 +55,8 @@ function findCloser(parts: readonly Part[], index: number): number {
 /** Walks parsed parts and runs the macros, inside-out and left to right. */
 export class MacroEvaluator {
   private readonly resolved = new Map<Part, string>();
+  // Made once per evaluator, not once per macro call.
+  private readonly resolveNested = (text: string, offset: number): string => this.nested(text, offset);
 
   constructor(
     private readonly state: ExpansionState,
@@ -87,7 +94,7 @@ export class MacroEvaluator {
     const cached = this.resolved.get(part);
     if (cached !== undefined) return cached;
     let value: string;
-    if (part.kind === 'text') return unescapeBraces(part.text);
+    if (part.kind === 'text') return part.value;
     if (part.kind === 'variable') value = this.variable(part);
     else if (part.closing) value = this.raw(part);
     else if (part.comment) value = '';
@@ -158,8 +165,8 @@ export class MacroEvaluator {
       globals: this.state.globals,
       activeFields: this.state.activeFields,
       random: this.state.random,
-      resolve: (text, offset) => this.nested(text, offset),
-      isZeroArgMacro: (name) => lookup(name.toLowerCase())?.minArgs === 0,
+      resolve: this.resolveNested,
+      isZeroArgMacro,
     };
     try {
       const result = definition.handler(call);

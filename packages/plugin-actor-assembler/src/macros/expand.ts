@@ -19,12 +19,23 @@ export function expandMacros(text: string, env: MacroEnvironment): string {
   if (text === '') return '';
   // Fast path: most prompt text has no macro at all.
   if (!text.includes('{{') && !text.includes('<')) return unescapeBraces(text);
-  const contentHash = stringHash(text);
+  // Both are needed only by {{pick}} / an unseeded {{random}}: computed on first use.
+  let hash: number | undefined;
+  const contentHash = () => {
+    hash ??= stringHash(text);
+    return hash;
+  };
+  let fallback: (() => number) | undefined;
   const state = {
     env,
     globals: env.globalVariables ?? new Map<string, string>(),
     contentHash,
-    random: env.random ?? seededRandom(`${env.seed ?? ''}:${contentHash}`),
+    random:
+      env.random ??
+      (() => {
+        fallback ??= seededRandom(`${env.seed ?? ''}:${contentHash()}`);
+        return fallback();
+      }),
     depth: 0,
     activeFields: new Set<string>(),
   };

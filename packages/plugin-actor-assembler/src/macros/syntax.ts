@@ -7,6 +7,8 @@
 export interface TextPart {
   readonly kind: 'text';
   readonly text: string;
+  /** The text as output: `\{` and `\}` unescaped (SillyTavern's way to write literal braces). */
+  readonly value: string;
 }
 
 /** A `{{…}}` call (or closing tag, or comment). Offsets are into the parsed source. */
@@ -62,6 +64,10 @@ const IDENTIFIER = /[a-zA-Z][\w-]*/y;
 const VARIABLE_NAME = /[a-zA-Z](?:[\w-]*\w)?/y;
 const FLAG_CHARS = new Set(['!', '?', '~', '#', '/', '>']);
 
+function textPart(text: string): TextPart {
+  return { kind: 'text', text, value: text.includes('\\') ? text.replace(/\\([{}])/g, '$1') : text };
+}
+
 function isSpace(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13 || code === 12 || code === 11;
 }
@@ -92,7 +98,7 @@ class Parser {
     let textStart = from;
     let pos = from;
     const flush = (until: number) => {
-      if (until > textStart) parts.push({ kind: 'text', text: src.slice(textStart, until) });
+      if (until > textStart) parts.push(textPart(src.slice(textStart, until)));
     };
     while (pos < src.length) {
       if (--this.budget < 0) throw new ParseBudgetExceeded();
@@ -161,7 +167,7 @@ class Parser {
     if (identifier === null) return null;
     const name = identifier[0];
     pos += name.length;
-    const inner: Part[] = [{ kind: 'text', text: src.slice(start + 2, pos) }];
+    const inner: Part[] = [textPart(src.slice(start + 2, pos))];
     const args: Part[][] = [];
     const argRanges: [number, number][] = [];
     const finish = (end: number): MacroPart => ({ kind: 'macro', start, end, flags, closing, comment: false, name, key: name.toLowerCase(), args, argRanges, inner });
@@ -173,11 +179,11 @@ class Parser {
     else if (isSpace(after)) {
       const next = this.skipSpace(pos);
       if (src.startsWith('}}', next)) {
-        inner.push({ kind: 'text', text: src.slice(pos, next) });
+        inner.push(textPart(src.slice(pos, next)));
         return finish(next + 2);
       }
       if (src.startsWith('::', next)) {
-        inner.push({ kind: 'text', text: src.slice(pos, next) });
+        inner.push(textPart(src.slice(pos, next)));
         pos = next;
         mode = 'double';
       } else mode = 'single';
@@ -185,7 +191,7 @@ class Parser {
     if (mode === 'single') {
       // Legacy `{{name:arg}}` / `{{name arg}}`: everything after the first separator is one argument.
       const separator = src.charCodeAt(pos) === 58 ? 1 : 0;
-      inner.push({ kind: 'text', text: src.slice(pos, pos + separator) });
+      inner.push(textPart(src.slice(pos, pos + separator)));
       const body = this.sequence(pos + separator, 'end', depth);
       if (!src.startsWith('}}', body.end)) return null;
       args.push(body.parts);
@@ -194,7 +200,7 @@ class Parser {
       return finish(body.end + 2);
     }
     while (src.startsWith('::', pos)) {
-      inner.push({ kind: 'text', text: '::' });
+      inner.push(textPart('::'));
       const body = this.sequence(pos + 2, 'endOrSeparator', depth);
       args.push(body.parts);
       argRanges.push([pos + 2, body.end]);
@@ -220,7 +226,7 @@ class Parser {
       key: '//',
       args: [body.parts],
       argRanges: [[bodyStart, body.end]],
-      inner: [{ kind: 'text', text: this.src.slice(start + 2, body.end) }],
+      inner: [textPart(this.src.slice(start + 2, body.end))],
     };
   }
 
@@ -248,16 +254,37 @@ class Parser {
   }
 }
 
+// Prompts are the same text turn after turn, so their parse trees are kept (the trees are never
+// changed after parsing). Bounded by entries and by characters, oldest out first.
+const CACHE_ENTRIES = 4096;
+const CACHE_CHARS = 8_000_000;
+const cache = new Map<string, readonly Part[]>();
+let cachedChars = 0;
+
 /**
- * Parses a text into parts. Never throws: what is not a well-formed macro is text.
+ * Parses a text into parts. Never throws: what is not a well-formed macro is text. Results are
+ * cached by text (bounded), so a preset's prompts are parsed once.
  * @param source - the text
- * @returns the top-level parts, in order
+ * @returns the top-level parts, in order (shared: do not change them)
  */
-export function parseMacros(source: string): Part[] {
+export function parseMacros(source: string): readonly Part[] {
+  const hit = cache.get(source);
+  if (hit !== undefined) return hit;
+  let parts: readonly Part[];
   try {
-    return new Parser(source).sequence(0, 'eof', 0).parts;
+    parts = new Parser(source).sequence(0, 'eof', 0).parts;
   } catch (error) {
-    if (error instanceof ParseBudgetExceeded) return [{ kind: 'text', text: source }];
-    throw error;
+    if (!(error instanceof ParseBudgetExceeded)) throw error;
+    parts = [textPart(source)];
   }
+  if (source.length <= CACHE_CHARS / 8) {
+    cache.set(source, parts);
+    cachedChars += source.length;
+    for (const [key] of cache) {
+      if (cache.size <= CACHE_ENTRIES && cachedChars <= CACHE_CHARS) break;
+      cache.delete(key);
+      cachedChars -= key.length;
+    }
+  }
+  return parts;
 }

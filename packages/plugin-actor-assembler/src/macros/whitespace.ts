@@ -77,6 +77,8 @@ export function finishExpansion(text: string): string {
 
 const LEGACY_TIME = /\{\{time_(UTC[+-]\d+)\}\}/gi;
 const LEGACY_MARKERS = /<(USER|BOT|CHAR|GROUP|CHARIFNOTGROUP)>/gi;
+const HAS_LEGACY_TIME = /\{\{time_/i;
+const HAS_LEGACY_MARKER = /<(?:USER|BOT|CHAR|GROUP|CHARIFNOTGROUP)>/i;
 const MARKER_MACROS: Readonly<Record<string, string>> = { user: '{{user}}', bot: '{{char}}', char: '{{char}}', group: '{{group}}', charifnotgroup: '{{charIfNotGroup}}' };
 
 /**
@@ -86,8 +88,23 @@ const MARKER_MACROS: Readonly<Record<string, string>> = { user: '{{user}}', bot:
  * @returns text with only `{{…}}` macros
  */
 export function rewriteLegacySyntax(text: string): string {
+  const cached = rewritten.get(text);
+  if (cached !== undefined) return cached;
+  const result = rewriteUncached(text);
+  // Prompts repeat every turn; keep their rewritten text (bounded, oldest out first).
+  rewritten.set(text, result);
+  if (rewritten.size > 4096) {
+    const oldest = rewritten.keys().next();
+    if (oldest.done !== true) rewritten.delete(oldest.value);
+  }
+  return result;
+}
+
+const rewritten = new Map<string, string>();
+
+function rewriteUncached(text: string): string {
   let result = text;
-  if (result.includes('{{time_') || /\{\{time_/i.test(result)) result = result.replace(LEGACY_TIME, (_all, offset: string) => `{{time::${offset}}}`);
-  if (result.includes('<')) result = result.replace(LEGACY_MARKERS, (all, name: string) => MARKER_MACROS[name.toLowerCase()] ?? all);
+  if (HAS_LEGACY_TIME.test(result)) result = result.replace(LEGACY_TIME, (_all, offset: string) => `{{time::${offset}}}`);
+  if (result.includes('<') && HAS_LEGACY_MARKER.test(result)) result = result.replace(LEGACY_MARKERS, (all, name: string) => MARKER_MACROS[name.toLowerCase()] ?? all);
   return result;
 }

@@ -1,4 +1,5 @@
 import { compileFindRegex, escapeRegexText } from './compile.js';
+import { mayBacktrackCatastrophically } from './backtracking-risk.js';
 import { DEFAULT_REGEX_BUDGET_MS, RegexBudgetExceeded, replaceWithBudget } from './guarded-run.js';
 import { REGEX_PLACEMENTS, type RegexPlacement, type RegexScript } from './regex-script.js';
 
@@ -88,12 +89,12 @@ export function applyRegexScripts(targets: readonly RegexTarget[], scripts: read
     if (chosen.length === 0) return;
     try {
       const regex = pattern(script, options);
-      const replaced = replaceWithBudget(
-        chosen.map((position) => texts[position] ?? ''),
-        regex,
-        replacer(script, options),
-        options.budgetMs ?? DEFAULT_REGEX_BUDGET_MS,
-      );
+      const inputs = chosen.map((position) => texts[position] ?? '');
+      const replace = replacer(script, options);
+      // Safe shapes run natively (fast); risky ones run where a time budget can stop them.
+      const replaced = mayBacktrackCatastrophically(regex.source)
+        ? replaceWithBudget(inputs, regex, replace, options.budgetMs ?? DEFAULT_REGEX_BUDGET_MS)
+        : inputs.map((text) => text.replace(regex, replace));
       chosen.forEach((position, at) => {
         texts[position] = replaced[at] ?? texts[position] ?? '';
       });

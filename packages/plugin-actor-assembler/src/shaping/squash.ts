@@ -10,12 +10,23 @@ import type { ChatMessage } from '@troupe/kernel';
  */
 export function squashSystemMessages(messages: readonly ChatMessage[], keep: ReadonlySet<ChatMessage>): ChatMessage[] {
   const result: ChatMessage[] = [];
-  const squashable = (message: ChatMessage | undefined): message is ChatMessage => message !== undefined && message.role === 'system' && message.name === undefined && !keep.has(message);
+  const squashable = (message: ChatMessage): boolean => message.role === 'system' && message.name === undefined && !keep.has(message);
+  // A run of squashable messages is joined once at its end (not re-copied per message).
+  let run: ChatMessage[] = [];
+  const flush = () => {
+    const [first] = run;
+    if (first !== undefined) result.push(run.length === 1 ? first : { ...first, content: run.map((message) => message.content).join('\n') });
+    run = [];
+  };
   for (const message of messages) {
     if (message.role === 'system' && message.content === '') continue;
-    const last = result[result.length - 1];
-    if (squashable(message) && squashable(last)) result[result.length - 1] = { ...last, content: `${last.content}\n${message.content}` };
-    else result.push(message);
+    if (squashable(message)) {
+      run.push(message);
+      continue;
+    }
+    flush();
+    result.push(message);
   }
+  flush();
   return result;
 }

@@ -74,7 +74,7 @@ export const CORE_MACROS: MacroTable = {
     const list = listOf(args);
     if (list.length === 0) return '';
     // Stable per chat, text and position (SillyTavern's seed recipe); rerolled by pickRerollSeed.
-    const parts = [stringHash(env.chatId ?? ''), contentHash, offset];
+    const parts = [stringHash(env.chatId ?? ''), contentHash(), offset];
     const seed = [...parts, ...(env.pickRerollSeed ? [env.pickRerollSeed] : [])].join('-');
     return list[Math.floor(seededRandom(String(stringHash(seed)))() * list.length)] ?? '';
   }),
