@@ -334,7 +334,7 @@ export function assemble(input: AssembleInput): AssembleResult {
   // The input (and what the injections put after it) goes to the userInput marker when there is one.
   if (inputAt >= 0 && inputAt >= chatAt) {
     messages.splice(inputAt, 0, ...block.fromInput);
-    messages.splice(chatAt < 0 ? 0 : chatAt, 0, ...block.beforeInput);
+    messages.splice(Math.max(chatAt, 0), 0, ...block.beforeInput);
   } else if (inputAt >= 0) {
     messages.splice(chatAt, 0, ...block.beforeInput);
     messages.splice(inputAt, 0, ...block.fromInput);
