@@ -5,8 +5,11 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:http';
 import 'reflect-metadata';
+import { embedCharacterCard } from '@troupe/plugin-actor-assembler';
 import { chromium } from 'playwright-core';
+import { placeholderPng } from '../dist/library/avatar-image.js';
 import { composeDemo } from '../dist/compose.js';
 import { ensureExampleStory } from '../dist/example/create-example-story.js';
 import { startWebServer } from '../dist/server/index.js';
@@ -70,6 +73,86 @@ try {
   await say(page, '钟楼的钥匙在谁手里？', 3);
   await page.getByTestId('dio-last-lookup').filter({ hasText: 'applied' }).waitFor();
   await shoot(page, 'dio');
+
+  // The character library, a chat with a library character, presets and model settings. The cards
+  // and the preset are made here (no third-party pictures in the repository).
+  const mira = {
+    spec: 'chara_card_v3',
+    spec_version: '3.0',
+    data: {
+      name: 'Mira',
+      description: '{{char}} is the cartographer of Fog Harbor. She maps the fog banks for the pilots and keeps a drawer of maps nobody asked for.',
+      personality: 'precise, dry humour, kind underneath',
+      scenario: 'The map room above the harbour office, late evening.',
+      first_mes: '*{{char}} looks up from a half-inked chart.* You must be {{user}}. Mind the wet ink.',
+      alternate_greetings: ['*The lamp flickers as the door opens.* Late again, {{user}}? The fog will not wait for you.', '*{{char}} rolls up a map and ties it with string.* Sit. Tell me where you need to go.'],
+      tags: ['original', 'harbor'],
+      creator: 'Troupe demo',
+    },
+  };
+  const shen = {
+    spec: 'chara_card_v2',
+    spec_version: 2,
+    data: { name: '沈青', description: '{{char}}是雾港渡口的船夫，沉默寡言，熟悉每一条暗流。', personality: '沉稳', scenario: '夜里的渡口。', first_mes: '*{{char}}把船靠岸。*上来吧，{{user}}。', creator_notes: null },
+  };
+  const upload = async (path, name, bytes) => {
+    const response = await fetch(`${server.url}${path}?fileName=${encodeURIComponent(name)}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: bytes });
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+    return response.json();
+  };
+  await upload('/api/characters', 'mira.png', embedCharacterCard(placeholderPng('Mira'), mira));
+  await upload('/api/characters', 'shen.json', Buffer.from(JSON.stringify(shen)));
+  const stPreset = {
+    name: 'Tavern-style preset',
+    temperature: 0.9,
+    prompts: [
+      { identifier: 'main', name: 'Main Prompt', system_prompt: true, role: 'system', content: "Write {{char}}'s next reply in a fictional chat between {{char}} and {{user}}." },
+      { identifier: 'charDescription', name: 'Char Description', system_prompt: true, marker: true },
+      { identifier: 'chatHistory', name: 'Chat History', system_prompt: true, marker: true },
+      { identifier: 'nsfw', name: 'Auxiliary Prompt', system_prompt: true, role: 'system', content: '', injection_position: 1, injection_depth: 4 },
+    ],
+    prompt_order: [{ character_id: 100001, order: [{ identifier: 'main', enabled: true }, { identifier: 'charDescription', enabled: true }, { identifier: 'chatHistory', enabled: true }] }],
+  };
+  await upload('/api/presets', 'Tavern-style.json', Buffer.from(JSON.stringify(stPreset)));
+
+  const library = await context.newPage();
+  library.on('dialog', (dialog) => void dialog.accept());
+  await library.goto(`${server.url}/#session=library-tour`);
+  await library.getByTestId('view-characters').click();
+  await library.getByTestId('character-list').locator('li', { hasText: 'Mira' }).getByRole('button').click();
+  await library.getByTestId('character-editor').waitFor();
+  await shoot(library, 'characters');
+
+  await library.getByTestId('start-chat').click();
+  await library.getByTestId('chat-header').waitFor();
+  await library.getByTestId('swipe-next').click();
+  await library.getByTestId('swipe-position').filter({ hasText: '2/3' }).waitFor();
+  await say(library, 'Evening, Mira. Who asked you for these maps?', 1);
+  await say(library, '*sets a wet lantern on the table* Is the fog bad tonight?', 2);
+  await shoot(library, 'character-chat');
+
+  await library.getByTestId('view-presets').click();
+  await library.getByTestId('preset-list').locator('li', { hasText: 'Tavern-style' }).getByRole('button').click();
+  await library.getByTestId('preset-dio').filter({ hasText: 'DIO cannot' }).waitFor();
+  await shoot(library, 'presets');
+
+  // A stand-in OpenAI-compatible server on loopback, so "Test connection" has models to list.
+  const models = createServer((req, res) => {
+    res.writeHead(req.url === '/v1/models' ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ object: 'list', data: [{ id: 'qwen2.5:7b-instruct' }, { id: 'llama3.1:8b' }] }));
+  });
+  await new Promise((resolve) => models.listen(0, '127.0.0.1', resolve));
+  try {
+    await library.getByTestId('view-model').click();
+    await library.getByTestId('model-base-url').fill(`http://127.0.0.1:${models.address().port}/v1`);
+    await library.getByTestId('test-connection').click();
+    await library.getByTestId('model-list').waitFor();
+    await library.getByTestId('model-context-size').fill('16384');
+    await library.getByTestId('model-max-tokens').fill('400');
+    await shoot(library, 'model-settings');
+  } finally {
+    models.close();
+  }
 } finally {
   await context.close();
   await server.close();

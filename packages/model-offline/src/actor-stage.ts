@@ -19,9 +19,11 @@ import { firstSentence, stripEndPunctuation } from './text.js';
  */
 export function actorReply(request: ChatRequest): string {
   const facts = readMessageFacts(request);
-  const short = facts.wantsShortSentences && shortSentencesAskedOf(request.messages, characterAliases(request.messages, facts.characterName));
+  const names = characterAliases(request.messages, facts.characterName);
+  const short = facts.wantsShortSentences && shortSentencesAskedOf(request.messages, names);
   if (facts.draftTagged && facts.storyDraft) {
-    return short ? toShortSentences(facts.storyDraft, facts.lastUserText) : facts.storyDraft;
+    // Only the played character's lines get short: Marco's and Old Ren's stay as the draft has them.
+    return short ? toShortSentences(facts.storyDraft, facts.lastUserText, names) : facts.storyDraft;
   }
   const draftLine = facts.storyDraft ? stripEndPunctuation(firstSentence(stripDraftLabel(facts.storyDraft))) : '';
   return roleplayReply({

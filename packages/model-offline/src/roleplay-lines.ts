@@ -60,8 +60,8 @@ export const CHINESE_LINES: Phrasebook = {
   closers: ['你打算怎么做？', '说下去，我在听。', '再坐一会儿吧。'],
 };
 
+// Questions first: "Evening, Mira. Who asked you?" is answered as the question, not the greeting.
 const ENGLISH_KINDS: readonly [InputKind, RegExp][] = [
-  ['greeting', /^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening|night)|evening|morning)\b/i],
   ['whoAreYou', /\bwho (?:are|r) (?:you|u)\b|\bwhat(?:'s| is) your name\b/i],
   ['who', /\bwho\b/i],
   ['where', /\bwhere\b/i],
@@ -69,10 +69,10 @@ const ENGLISH_KINDS: readonly [InputKind, RegExp][] = [
   ['why', /\bwhy\b/i],
   ['how', /\bhow\b/i],
   ['what', /\bwhat\b/i],
+  ['greeting', /^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening|night)|evening|morning)\b/i],
 ];
 
 const CHINESE_KINDS: readonly [InputKind, RegExp][] = [
-  ['greeting', /^(?:你好|您好|嗨|哈喽|晚上好|早上好|早安|晚安)/u],
   ['why', /为什么|为何|怎么会/u],
   ['whoAreYou', /你是谁|你叫什么|您是哪位|你是哪位/u],
   ['who', /谁/u],
@@ -80,6 +80,7 @@ const CHINESE_KINDS: readonly [InputKind, RegExp][] = [
   ['when', /什么时候|何时|几点/u],
   ['how', /怎么|如何|怎样/u],
   ['what', /什么|啥/u],
+  ['greeting', /^(?:你好|您好|嗨|哈喽|晚上好|早上好|早安|晚安)/u],
 ];
 
 /**
@@ -90,7 +91,10 @@ const CHINESE_KINDS: readonly [InputKind, RegExp][] = [
  * @returns the kind
  */
 export function inputKind(speech: string, chinese: boolean, asks: boolean): InputKind {
-  for (const [kind, pattern] of chinese ? CHINESE_KINDS : ENGLISH_KINDS) if (pattern.test(speech)) return kind;
-  if (asks || (chinese && /[吗嘛呢]\s*$/u.test(speech))) return 'yesno';
+  const kinds = chinese ? CHINESE_KINDS : ENGLISH_KINDS;
+  for (const [kind, pattern] of kinds) if (kind !== 'greeting' && pattern.test(speech)) return kind;
+  // A yes-no question outranks a greeting too ("Hello, is anyone here?").
+  if (asks || (chinese && /[吗嘛呢]\s*[？?]?\s*$/u.test(speech))) return 'yesno';
+  for (const [kind, pattern] of kinds) if (kind === 'greeting' && pattern.test(speech)) return kind;
   return 'statement';
 }

@@ -17,11 +17,13 @@ interface Piece {
  * after the first of each paragraph; spoken lines are kept.
  * @param text - the prose (Markdown headings allowed)
  * @param echo - the player's last input, whose repetition may be dropped
+ * @param speakers - the character the requirement is for (all its names): a line that narration
+ *   gives to someone else (`Marco转过身来：“…”`) keeps its own sentences; empty = every line
  * @returns the rewritten text, same paragraphs and headings
  */
-export function toShortSentences(text: string, echo = ''): string {
+export function toShortSentences(text: string, echo = '', speakers: readonly string[] = []): string {
   const paragraphs = text.split(/\n\s*\n/).map((paragraph) => paragraph.trim()).filter((paragraph) => paragraph !== '');
-  const pieces = paragraphs.map((paragraph) => (/^#{1,6}\s/.test(paragraph) ? undefined : shortPieces(paragraph, echo)));
+  const pieces = paragraphs.map((paragraph) => (/^#{1,6}\s/.test(paragraph) ? undefined : shortPieces(paragraph, echo, speakers)));
   const budget = SHORT_SENTENCE_LIMITS.maxSentences;
   const all = pieces.flatMap((list, paragraph) => (list ?? []).map((piece, index) => ({ ...piece, paragraph, index })));
   const kept = new Set(all.map((piece) => `${piece.paragraph}/${piece.index}`));
@@ -46,7 +48,7 @@ export function toShortSentences(text: string, echo = ''): string {
 }
 
 /** Splits one paragraph into short sentences with their priorities. */
-function shortPieces(paragraph: string, echo: string): Piece[] {
+function shortPieces(paragraph: string, echo: string, speakers: readonly string[]): Piece[] {
   const chinese = isCjk(paragraph);
   const stop = chinese ? '。' : '.';
   const pieces: Piece[] = [];
@@ -60,7 +62,9 @@ function shortPieces(paragraph: string, echo: string): Piece[] {
     if (index % 2 === 1) {
       const open = part[0]!;
       const close = part[part.length - 1]!;
-      const inner = clauses(part.slice(1, -1)).map((clause) => clause.text + clause.end).join(chinese ? '' : ' ');
+      // Another character's line (its speaker is named and is not the one asked) stays as written.
+      const someoneElse = speakers.length > 0 && pendingSpeaker !== '' && !speakers.some((name) => pendingSpeaker.includes(name));
+      const inner = someoneElse ? part.slice(1, -1) : clauses(part.slice(1, -1)).map((clause) => clause.text + clause.end).join(chinese ? '' : ' ');
       const repeatsPlayer = echoKey !== '' && keyOf(part).length > 0 && echoKey.includes(keyOf(part));
       pieces.push({ text: `${pendingSpeaker}${open}${inner}${close}`, priority: repeatsPlayer ? 2 : 0 });
       pendingSpeaker = '';

@@ -67,6 +67,8 @@ describe('actor stage: roleplay', () => {
     const answers = new Set(await Promise.all(['Hello!', 'Who are you?', 'Where is the ship?', 'Why did you stay?', 'The ship is gone.'].map(reply)));
     expect(answers.size).toBe(5);
     expect(await reply('Who are you?')).toMatch(/Lin Mo\. |Call me Lin Mo/);
+    // A greeting that asks something is answered as the question.
+    expect(await reply('Evening, Lin Mo. Who sent the letter?')).toMatch(/unnamed|expect/);
   });
 
   it('follows a short-sentence requirement aimed at the character it plays', async () => {
@@ -156,5 +158,21 @@ describe('actor stage: roleplay', () => {
     expect(text).toBe(expected.text);
     expect(last?.type === 'finish' && last.response).toEqual(expected);
     expect(parts.length).toBeGreaterThan(2);
+  });
+});
+
+describe('actor stage: a delivered story draft with several speakers', () => {
+  it('shortens only the lines of the character the requirement is for', async () => {
+    const draft = '## 人物反应\n\nLia抬起头：“午夜的钟声已经连续响了五天，我数过，一次也没有停过。”Marco转过身来：“雾大的夜里，少打听为好，这是码头上的老规矩。”';
+    const response = await model.generate(
+      request('actor', [
+        { role: 'system', content: '你是 Lia（莉娅），雾港的灯塔守护者。\nYou are Lia.\n## 长期要求 / Lasting requirements\n- 从现在起莉娅都用短句回答。' },
+        { role: 'system', content: `<story_draft>\n${draft}\n</story_draft>` },
+        { role: 'user', content: '钟声又响了吗？' },
+      ]),
+    );
+    expect(response.text).toContain('“雾大的夜里，少打听为好，这是码头上的老规矩。”');
+    expect(response.text).not.toContain('午夜的钟声已经连续响了五天，我数过');
+    expect(response.text).toContain('午夜的钟声已经连续响了五天。');
   });
 });
