@@ -144,6 +144,11 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
       ...(tokenBudget ? { scenario: { ...extra.scenario, tokenBudget: { ...tokenBudget, ...extra.scenario?.tokenBudget } } } : {}),
     };
   };
+  // A turn without DIO: no player identity, so the DIO plugin leaves the turn alone.
+  const inputWithoutDio = (sessionId: string, text: string, extra: Partial<TurnInput> = {}): TurnInput => {
+    const { userId: _userId, authorization: _authorization, ...input } = baseInput(sessionId, text, extra);
+    return input;
+  };
   try {
     const harness = await createHarness({
       models,
@@ -187,11 +192,17 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
         const setup = await library.setup(chat.id);
         if (!setup.preset.dioAccepts) {
           // Without a DIO slot a compiled prompt would fail every turn; the preset view says why.
-          return { sessionId, text, ...extra };
+          return inputWithoutDio(sessionId, text, extra);
         }
         const targetPromptId = dioTargetPromptId(setup.character.id);
         const names = chatNames(setup);
-        await ensureDioPrompt(targetPromptId, characterPromptText(setup.character.card.character, names), names.char);
+        try {
+          await ensureDioPrompt(targetPromptId, characterPromptText(setup.character.card.character, names), names.char);
+        } catch (error) {
+          // The chat still plays (without DIO) when the service refuses the card's prompt.
+          logger.warn('DIO base prompt not registered; this turn runs without DIO', { targetPromptId, error: error instanceof Error ? error.message : String(error) });
+          return inputWithoutDio(sessionId, text, extra);
+        }
         return baseInput(sessionId, text, { ...extra, attributes: { ...extra.attributes, targetPromptId } });
       },
       close: async () => {

@@ -115,6 +115,16 @@ describe('chats', () => {
     expect((await fx.demo.turnInputFor('plain-session', 'hello')).attributes).toBeUndefined();
   });
 
+  it('still plays a character whose base prompt the DIO service refuses, without DIO for that turn', async () => {
+    const huge = (await upload(fx.server.url, '/api/characters', json({ ...card, data: { ...card.data, name: 'Huge', description: 'A very long history. '.repeat(4000) } }), 'huge.json')).body.id;
+    const chat = await api('POST', '/api/chats', { characterId: huge });
+    const input = await fx.demo.turnInputFor(chat.body.id, 'hello');
+    expect(input.userId).toBeUndefined();
+    expect(input.attributes).toBeUndefined();
+    const messages = await preparedOf(chat.body.id, 'Are you still there?');
+    expect(messages.map((m) => m.content).join('\n')).toContain('A very long history.');
+  });
+
   it('keeps a chat whose character was deleted, and says so instead of playing someone else', async () => {
     const other = (await upload(fx.server.url, '/api/characters', json({ ...card, data: { ...card.data, name: 'Gone' } }), 'gone.json')).body.id;
     const chat = await api('POST', '/api/chats', { characterId: other });

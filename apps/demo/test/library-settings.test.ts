@@ -45,6 +45,9 @@ describe('model settings', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(file, 'utf8')).apiKey).toBe('sk-secret-123');
 
+    // The context size is the model's window; both travel with every turn as its token budget.
+    expect(fx.demo.models.resolve().capabilities?.contextTokens).toBe(8192);
+    expect((await fx.demo.turnInputFor('settings-turn', 'x')).scenario).toMatchObject({ tokenBudget: { contextTokens: 8192, responseTokens: 300 } });
     const before = fake.requests.length;
     const messages = await playTurn(fx.server.url, 'settings-turn', 'Hello?');
     expect((messages.at(-1)?.data as { reply: string } | undefined)?.reply).toBe('*Lia smiles.* The server answered this.');

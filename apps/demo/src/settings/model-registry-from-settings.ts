@@ -29,7 +29,7 @@ type Connection = NonNullable<ModelSettings['story']>;
 
 function storyProvider(settings: ModelSettings): Record<string, OpenAICompatibleOptions> {
   const story = settings.story;
-  return story?.baseUrl && story.model ? { [STORY_PROVIDER]: connection(story, settings.maxTokens) } : {};
+  return story?.baseUrl && story.model ? { [STORY_PROVIDER]: connection(story, undefined) } : {};
 }
 
 /**
