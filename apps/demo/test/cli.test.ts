@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../src/cli/program.js';
 import { LIA_CHARACTER_PROMPT } from '../src/example/lia-character.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
-import { capturedContext, tempDataDir } from './helpers.js';
+import { capturedContext, runCliCaptured, tempDataDir } from './helpers.js';
 
 let dir = '';
 let cleanup: () => Promise<void> = async () => {};
@@ -21,17 +21,7 @@ async function cli(...args: string[]): Promise<{ code: number; text: string; std
 }
 
 /** Runs the CLI with an environment and no implicit `--data`. */
-async function cliIn(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; text: string; stderr: string }> {
-  const context = capturedContext(env);
-  const errors: string[] = [];
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    errors.push(String(chunk));
-    return true;
-  });
-  const code = await runCli(args, context);
-  vi.restoreAllMocks();
-  return { code, text: context.text(), stderr: errors.join('') };
-}
+const cliIn = runCliCaptured;
 
 describe('demo CLI', () => {
   it('plays one turn and prints the result as JSON', async () => {

@@ -2,9 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../src/cli/program.js';
-import { capturedContext } from './helpers.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliCaptured } from './helpers.js';
 import { apiClient, expectError } from './support/api-client.js';
 import { CORPUS_DIR, corpusBytes, upload } from './support/corpus.js';
 import { startWebFixture, type WebFixture } from './support/web-fixture.js';
@@ -13,17 +12,7 @@ const CORPUS = join(CORPUS_DIR, 'presets');
 const ST_DEFAULT = join(CORPUS, 'p01-st-default.json');
 const LUCID_LOOM = join(CORPUS, 'p02-lucid-loom-v3.3.json');
 
-async function cli(...args: string[]): Promise<{ code: number; text: string; stderr: string }> {
-  const context = capturedContext({});
-  const errors: string[] = [];
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    errors.push(String(chunk));
-    return true;
-  });
-  const code = await runCli(args, context);
-  vi.restoreAllMocks();
-  return { code, text: context.text(), stderr: errors.join('') };
-}
+const cli = (...args: string[]) => runCliCaptured({}, ...args);
 
 describe('preset check FILE', () => {
   it('SillyTavern Default: no slot as imported, prepared with the three markers moved and no warning left', async () => {

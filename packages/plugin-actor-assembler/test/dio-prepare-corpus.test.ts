@@ -1,5 +1,7 @@
+import { contextKeys, definePlugin } from '@troupe/kernel';
+import { createTestHarness } from '@troupe/kernel/testing';
 import { describe, expect, it } from 'vitest';
-import { type DioAbsorbOption, type Preset, assemble, importSillyTavernPreset, prepareForDio, validatePreset } from '../src/index.js';
+import { type DioAbsorbOption, type Preset, actorAssemblerPlugin, assemble, importSillyTavernPreset, prepareForDio, validatePreset } from '../src/index.js';
 import { COMPILED, codeOf } from './helpers.js';
 import { corpusJsonFiles } from './corpus.js';
 
@@ -46,5 +48,32 @@ describe('every corpus preset, prepared for DIO', () => {
       expect(check.dio.accepts).toBe(true);
       expect(check.warnings.filter((w) => w.code === 'DIO_CHARACTER_TEXT_REMAINS').map((w) => w.path)).toEqual([...named]);
     });
+  });
+});
+
+describe("the actor's messages in the kernel, for a prepared SillyTavern Default", () => {
+  it('hold the compiled prompt and none of the old definition once the pre-flight has no warnings', async () => {
+    const file = files.find(([name]) => name.includes('st-default'));
+    expect(file).toBeDefined();
+    const { preset, dio } = importSillyTavernPreset(file?.[1] ?? '', { prepareForDio: true });
+    expect(dio?.clean).toBe(true);
+    expect(validatePreset(preset).warnings).toEqual([]);
+    const dioPrompt = definePlugin({
+      name: 'test-dio-prompt',
+      version: '0.0.0',
+      setup(ctx) {
+        ctx.hooks.preActor((_input, turn) => turn.set(contextKeys.dioCompiledPrompt, COMPILED));
+      },
+    });
+    const { harness, model } = await createTestHarness({ plugins: [dioPrompt, actorAssemblerPlugin({ preset, char: 'Lia', user: 'Min', fields: FIELDS })] });
+    try {
+      await harness.runTurn({ sessionId: 's', text: 'hello' });
+      const actor = model.callsFor('actor')[0]?.messages.map((message) => message.content) ?? [];
+      expect(actor).toContain(COMPILED);
+      expect(OLD_TEXT.filter((text) => actor.some((content) => content.includes(text)))).toEqual([]);
+      expect(actor.at(-1)).toBe('hello');
+    } finally {
+      await harness.close();
+    }
   });
 });
