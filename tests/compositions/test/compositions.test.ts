@@ -129,7 +129,7 @@ describe('+ DIO against the reference service', () => {
     expect(turn2).toBe('turn 2: dio/active-prompt-applied');
     const systemText = prompt.join('\n');
     expect(systemText).toContain(LIA_BASE_PROMPT);
-    expect(systemText).toContain('- 从现在起莉娅都用短句回答，少用比喻。');
+    expect(systemText).toContain('1. 从现在起莉娅都用短句回答，少用比喻。');
   });
 });
 
