@@ -70,6 +70,25 @@ describe('chats', () => {
     expect(plain.map((m) => m.content).join('\n')).not.toContain('CARD MAIN');
   });
 
+  it("plays the card's depth prompt and regex scripts too", async () => {
+    const extended = {
+      ...card,
+      data: {
+        ...card.data,
+        name: 'Deep',
+        extensions: {
+          depth_prompt: { prompt: 'DEPTH NOTE for {{char}}', depth: 0, role: 'system' },
+          regex_scripts: [{ scriptName: 'mask', findRegex: '/secret/g', replaceString: '[hidden]', placement: [1], disabled: false, promptOnly: true }],
+        },
+      },
+    };
+    const id = (await upload(fx.server.url, '/api/characters', json(extended), 'deep.json')).body.id;
+    const chat = await api('POST', '/api/chats', { characterId: id });
+    const text = (await preparedOf(chat.body.id, 'Tell me the secret.')).map((m) => m.content).join('\n');
+    expect(text).toContain('DEPTH NOTE for Deep');
+    expect(text).toContain('Tell me the [hidden].');
+  });
+
   it('switches persona and preset per chat', async () => {
     const persona = await api('POST', '/api/personas', { name: 'Ash', description: 'A courier with a lantern.' });
     expect(persona.status).toBe(201);

@@ -54,17 +54,12 @@ export function chatGreetings(character: ImportedCharacter, names: ChatNames): s
   return [character.firstMessage, ...character.alternateGreetings].map((text) => substituteNames(text, names));
 }
 
-// SillyTavern's rule for a card's prompt overrides: the card text replaces the preset's prompt,
-// and `{{original}}` in it stands for the text it replaced.
-function replaceWithCard(prompt: PromptEntry, cardText: string): PromptEntry {
-  return { ...prompt, content: cardText.replace(/\{\{original\}\}/gi, prompt.content), enabled: true };
-}
-
 /**
  * The preset a chat turn is assembled with: the chosen preset, with the character in the built-in
- * `roleplay` slot, the card's `system_prompt` in place of `main` and its
- * `post_history_instructions` in place of `jailbreak` (unless the chat opts out), and the chosen
- * greeting as the first assistant message right before the history.
+ * `roleplay` slot and the chosen greeting as the first assistant message right before the history.
+ * The card's `system_prompt` / `post_history_instructions` replace the preset's `main` /
+ * `jailbreak` in the assembler (see {@link chatActorProfile}); a preset without such a prompt gets
+ * one here, first / after the input, so the card's prompts are never lost (the V2 spec).
  * @param setup - the chat
  * @returns a preset
  */
@@ -74,20 +69,9 @@ export function chatPreset(setup: ChatSetup): Preset {
   const systemPrompt = setup.chat.useCardPrompts ? card.cardPrompts.systemPrompt.trim() : '';
   const postHistory = setup.chat.useCardPrompts ? card.cardPrompts.postHistoryInstructions.trim() : '';
   const greeting = chatGreetings(card.character, names)[setup.chat.greetingIndex] ?? '';
+  const source = setup.preset.preset.prompts;
   const prompts: PromptEntry[] = [];
-  let placedSystem = systemPrompt === '';
-  let placedPostHistory = postHistory === '';
-  for (const prompt of setup.preset.preset.prompts) {
-    if (prompt.identifier === 'main' && !placedSystem) {
-      prompts.push(replaceWithCard(prompt, systemPrompt));
-      placedSystem = true;
-      continue;
-    }
-    if (prompt.identifier === 'jailbreak' && !placedPostHistory) {
-      prompts.push(replaceWithCard(prompt, postHistory));
-      placedPostHistory = true;
-      continue;
-    }
+  for (const prompt of source) {
     if (setup.preset.builtIn && prompt.name === 'roleplay') {
       prompts.push({ ...prompt, content: characterPromptText(card.character, names) });
       continue;
@@ -97,14 +81,19 @@ export function chatPreset(setup: ChatSetup): Preset {
     }
     prompts.push(prompt);
   }
-  if (!placedSystem) prompts.unshift({ identifier: 'cardSystemPrompt', name: 'Card system prompt', role: 'system', content: systemPrompt });
-  if (!placedPostHistory) prompts.push({ identifier: 'cardPostHistoryInstructions', name: 'Card post-history instructions', role: 'system', content: postHistory });
+  if (systemPrompt !== '' && !source.some((prompt) => prompt.identifier === 'main')) {
+    prompts.unshift({ identifier: 'main', name: 'Card system prompt', role: 'system', content: '' });
+  }
+  if (postHistory !== '' && !source.some((prompt) => prompt.identifier === 'jailbreak')) {
+    prompts.push({ identifier: 'jailbreak', name: 'Card post-history instructions', role: 'system', content: '' });
+  }
   return { name: setup.preset.name, prompts };
 }
 
 /**
- * What the actor plays on a chat's turn: the chat's preset, names, and the card's fields (names put
- * in) plus the persona's description for `{{persona}}`.
+ * What the actor plays on a chat's turn: the chat's preset, names, the card's fields (names put in)
+ * plus the persona's description for `{{persona}}`, the card's own prompts (unless the chat opts
+ * out), its depth prompt and its regex scripts.
  * @param setup - the chat
  * @returns the per-turn actor profile
  */
@@ -112,7 +101,16 @@ export function chatActorProfile(setup: ChatSetup): ActorProfile {
   const names = chatNames(setup);
   const fields = characterMacroFields(setup.character.card.character, setup.persona.description);
   const substituted = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, substituteNames(value ?? '', names)]));
-  return { preset: chatPreset(setup), char: names.char, user: names.user, fields: substituted };
+  const character = setup.character.card.character;
+  return {
+    preset: chatPreset(setup),
+    char: names.char,
+    user: names.user,
+    fields: substituted,
+    ...(setup.chat.useCardPrompts ? { cardPrompts: setup.character.card.cardPrompts } : {}),
+    ...(character.depthPrompt ? { depthPrompt: character.depthPrompt } : {}),
+    ...(character.regexScripts.length > 0 ? { regexScripts: character.regexScripts } : {}),
+  };
 }
 
 /**
