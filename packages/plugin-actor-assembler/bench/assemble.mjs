@@ -108,3 +108,23 @@ const largeHistory = history.map((message, i) => (i % 10 === 1 ? { ...message, c
 const largeBase = { ...base, preset: large, history: largeHistory, fields: { ...base.fields, mesExamples: '<START>\n{{user}}: 你是谁？\n{{char}}: 看灯塔的。' }, seed: 'bench', chatId: 'bench' };
 measure('300 prompts, SillyTavern-style', largeBase, 300);
 measure('300 prompts + DIO compiled prompt', { ...largeBase, compiledPrompt: '你是莉娅，灯塔看守人。' }, 300);
+
+// The ratio the issue asks for, measured interleaved (one 40-prompt call, one 300-prompt call, …)
+// so that load on a shared machine hits both sides alike.
+{
+  const small = [];
+  const big = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    let start = performance.now();
+    assemble(base);
+    small.push((performance.now() - start) * 1000);
+    start = performance.now();
+    assemble(largeBase);
+    big.push((performance.now() - start) * 1000);
+  }
+  small.sort((a, b) => a - b);
+  big.sort((a, b) => a - b);
+  const perSmall = small[Math.floor(SAMPLES / 2)] / 40;
+  const perBig = big[Math.floor(SAMPLES / 2)] / 300;
+  console.log(`interleaved: 40-prompt ${perSmall.toFixed(2)} µs/prompt, 300-prompt ${perBig.toFixed(2)} µs/prompt → ${(perBig / perSmall).toFixed(2)}× per prompt`);
+}

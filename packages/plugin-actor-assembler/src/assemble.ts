@@ -88,7 +88,8 @@ export interface AssembleResult {
 }
 
 const inputSchema = z.looseObject({
-  history: z.array(z.unknown()),
+  // Only "is a list" here: checkHistory checks the messages in a plain loop (the long part).
+  history: z.custom<unknown[]>((value) => Array.isArray(value), 'expected an array'),
   input: z.string(),
   compiledPrompt: z.string().optional(),
   storyDraft: z.looseObject({ text: z.string() }).optional(),

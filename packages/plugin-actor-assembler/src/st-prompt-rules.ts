@@ -32,10 +32,16 @@ export interface ChatBlockInput {
   readonly keepUnsquashed: Set<ChatMessage>;
 }
 
+function runsIn(script: RegexScript, mode: 'stored' | 'prompt'): boolean {
+  if (script.disabled === true) return false;
+  return mode === 'prompt' ? script.promptOnly === true : script.promptOnly !== true && script.markdownOnly !== true;
+}
+
 function regexed(messages: readonly ChatMessage[], input: ChatBlockInput): ChatMessage[] {
   if (input.regexScripts.length === 0) return [...messages];
   const expand = (text: string, escapeValue?: (value: string) => string) => expandMacros(text, escapeValue === undefined ? input.env : { ...input.env, transformResult: escapeValue });
   const run = (list: readonly ChatMessage[], mode: 'stored' | 'prompt'): ChatMessage[] => {
+    if (!input.regexScripts.some((script) => runsIn(script, mode))) return list as ChatMessage[];
     const targets: RegexTarget[] = list.map((message, index) => ({
       text: message.content,
       // Stored-text scripts run on user messages only: the kernel keeps the raw input, so the

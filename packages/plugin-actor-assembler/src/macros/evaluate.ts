@@ -52,9 +52,30 @@ function findCloser(parts: readonly Part[], index: number): number {
   return -1;
 }
 
+/** For each opener of a part list, the content and closer of its scoped block (or none). */
+type Pairing = readonly ({ readonly content: readonly Part[]; readonly closer: number } | undefined)[];
+// Part lists are cached and never change, and pairing depends only on the macro table: computed once per list.
+const pairings = new WeakMap<readonly Part[], Pairing | null>();
+function pairingOf(parts: readonly Part[]): Pairing | null {
+  const known = pairings.get(parts);
+  if (known !== undefined) return known;
+  let pairing: ({ content: readonly Part[]; closer: number } | undefined)[] | null = null;
+  if (parts.some((part) => part.kind === 'macro' && part.closing)) {
+    pairing = parts.map((part, index) => {
+      if (part.kind !== 'macro' || part.closing) return undefined;
+      const closer = findCloser(parts, index);
+      return closer < 0 ? undefined : { content: parts.slice(index + 1, closer), closer };
+    });
+  }
+  pairings.set(parts, pairing);
+  return pairing;
+}
+
 /** Walks parsed parts and runs the macros, inside-out and left to right. */
 export class MacroEvaluator {
-  private readonly resolved = new Map<Part, string>();
+  // Results of nested macros, so a call that fails after its arguments ran is reproduced as text
+  // without running them twice. Created on first use.
+  private resolved: Map<Part, string> | undefined;
   // Made once per evaluator, not once per macro call.
   private readonly resolveNested = (text: string, offset: number): string => this.nested(text, offset);
 
@@ -73,17 +94,16 @@ export class MacroEvaluator {
   }
 
   private sequence(parts: readonly Part[]): string {
+    if (parts.length === 1 && parts[0]?.kind === 'text') return parts[0].value;
     let out = '';
-    const hasClosers = parts.some((part) => part.kind === 'macro' && part.closing);
+    const pairing = pairingOf(parts);
     for (let index = 0; index < parts.length; index++) {
       const part = parts[index] as Part;
-      if (part.kind === 'macro' && hasClosers && !part.closing) {
-        const closer = findCloser(parts, index);
-        if (closer >= 0) {
-          out += this.scoped(part, parts.slice(index + 1, closer), parts[closer] as MacroPart);
-          index = closer;
-          continue;
-        }
+      const block = pairing?.[index];
+      if (block !== undefined && part.kind === 'macro') {
+        out += this.scoped(part, block.content, parts[block.closer] as MacroPart);
+        index = block.closer;
+        continue;
       }
       out += this.part(part);
     }
@@ -91,14 +111,15 @@ export class MacroEvaluator {
   }
 
   private part(part: Part): string {
-    const cached = this.resolved.get(part);
+    if (part.kind === 'text') return part.value;
+    const cached = this.resolved?.get(part);
     if (cached !== undefined) return cached;
     let value: string;
-    if (part.kind === 'text') return part.value;
     if (part.kind === 'variable') value = this.variable(part);
     else if (part.closing) value = this.raw(part);
     else if (part.comment) value = '';
     else value = this.call(part, undefined);
+    this.resolved ??= new Map();
     this.resolved.set(part, value);
     return value;
   }

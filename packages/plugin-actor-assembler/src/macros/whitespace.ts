@@ -43,6 +43,11 @@ export function stripProtected(text: string): string {
  */
 export function trimScopedContent(content: string): string {
   if (content === '') return '';
+  // Fast path: the first non-blank character starts its line, so there is nothing to dedent.
+  const first = content.search(/[^\s]/);
+  if (first < 0) return '';
+  const lineStart = content.lastIndexOf('\n', first - 1) + 1;
+  if (lineStart === first) return content.trim();
   const lines = content.split('\n');
   let base = 0;
   for (const line of lines) {
