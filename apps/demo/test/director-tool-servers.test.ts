@@ -12,12 +12,12 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function demoOn(mode: ToolMode): Promise<{ demo: Demo; server: FakeToolServer }> {
+async function demoOn(mode: ToolMode, env: Record<string, string> = {}): Promise<{ demo: Demo; server: FakeToolServer }> {
   const server = await startFakeToolServer(mode);
   cleanups.push(() => server.close());
   const { dir, cleanup } = await tempDataDir();
   cleanups.push(cleanup);
-  const demo = await composeDemo({ dataDir: dir, env: { TROUPE_MODEL_BASE_URL: server.baseUrl, TROUPE_MODEL: 'fake-model' } });
+  const demo = await composeDemo({ dataDir: dir, env: { TROUPE_MODEL_BASE_URL: server.baseUrl, TROUPE_MODEL: 'fake-model', ...env } });
   cleanups.push(() => demo.close());
   return { demo, server };
 }
@@ -47,5 +47,14 @@ describe('schedule_dio on servers with and without tool calling', () => {
       expect(director.length).toBeGreaterThan(0);
       expect(director.every((body) => body.tools === undefined)).toBe(true);
     }
+  });
+
+  it('TROUPE_MODEL_TOOLS=off: the model says it has no tools, so no request carries `tools` and the JSON decision schedules it', async () => {
+    const { demo, server } = await demoOn('tools', { TROUPE_MODEL_TOOLS: 'off' });
+    const result = await demo.harness.runTurn(demo.turnInput('tools-off', RAW_INPUT));
+    expect(result.events.find((event) => event.type === 'kernel/director-json-fallback')?.data).toMatchObject({ reason: 'capability' });
+    expect(result.events.map((event) => event.type)).toContain('dio/scheduled');
+    expect(server.requests.every((body) => body.tools === undefined)).toBe(true);
+    expect((await new DioProxy(demo.dio).requirements('tools-off')).map((requirement) => requirement.text)).toEqual([RAW_INPUT]);
   });
 });
