@@ -9,6 +9,8 @@ import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
 import { startWebFixture, type WebFixture } from './support/web-fixture.js';
 
 const skipBrowser = process.env.TROUPE_SKIP_BROWSER_TESTS === '1';
+// Polls wait for the page, not for a time: the generous cap only matters on a loaded machine.
+const POLL = { timeout: 20_000 };
 const XSS = '<img src=x onerror="window.__cardXss=1">';
 
 // A JSON card whose text fields carry HTML: it must show as the characters it is made of.
@@ -68,11 +70,11 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('character library, presets
     await page.getByTestId('import-character').setInputFiles(join(CORPUS_DIR, 'cards', 'c06-lumia-official-v3.png'));
     await page.getByTestId('import-notice').waitFor();
     await page.getByTestId('import-character').setInputFiles(jsonCardPath);
-    await expect.poll(() => page.getByTestId('character-list').locator('li').count()).toBe(2);
+    await expect.poll(() => page.getByTestId('character-list').locator('li').count(), POLL).toBe(2);
     const lumia = page.getByTestId('character-list').locator('li', { hasText: 'Lumia' });
     expect(await lumia.locator('img.avatar').count()).toBe(1);
     await page.getByTestId('character-list').locator('li', { hasText: 'Vess' }).getByRole('button').click();
-    await expect.poll(() => page.getByTestId('field-description').inputValue()).toContain(XSS);
+    await expect.poll(() => page.getByTestId('field-description').inputValue(), POLL).toContain(XSS);
     expect(await page.locator('img[src="x"]').count()).toBe(0);
   });
 
@@ -86,7 +88,7 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('character library, presets
     expect(await page.evaluate(() => (window as unknown as { __cardXss?: number }).__cardXss)).toBeUndefined();
     expect(await page.getByTestId('swipe-position').textContent()).toBe('1/3');
     await page.getByTestId('swipe-next').click();
-    await expect.poll(() => greeting.textContent()).toBe('*Vess closes the ledger.* Back so soon, User?');
+    await expect.poll(() => greeting.textContent(), POLL).toBe('*Vess closes the ledger.* Back so soon, User?');
     expect(await page.getByTestId('swipe-position').textContent()).toBe('2/3');
     // The offline simulation says plainly that it is answering.
     expect(await page.getByTestId('offline-note').isVisible()).toBe(true);
@@ -113,16 +115,16 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('character library, presets
 
     await page.getByTestId('view-presets').click();
     await page.getByTestId('import-preset').setInputFiles(join(CORPUS_DIR, 'presets', 'p01-st-default.json'));
-    await expect.poll(() => page.getByTestId('preset-list').locator('li').count()).toBe(2);
-    await expect.poll(async () => (await page.getByTestId('preset-dio').textContent()) ?? '').toContain('DIO cannot use this preset');
+    await expect.poll(() => page.getByTestId('preset-list').locator('li').count(), POLL).toBe(2);
+    await expect.poll(async () => (await page.getByTestId('preset-dio').textContent()) ?? '', POLL).toContain('DIO cannot use this preset');
 
     await page.getByTestId('view-chat').click();
     expect(page.url()).toBe(chatUrl);
     await page.getByTestId('chat-persona').selectOption({ label: 'Ash' });
-    await expect.poll(() => page.getByTestId('greeting-text').textContent()).toBe('*Vess closes the ledger.* Back so soon, Ash?');
+    await expect.poll(() => page.getByTestId('greeting-text').textContent(), POLL).toBe('*Vess closes the ledger.* Back so soon, Ash?');
     const presetOption = await page.getByTestId('chat-preset').locator('option').nth(1).getAttribute('value');
     await page.getByTestId('chat-preset').selectOption(presetOption ?? '');
-    await expect.poll(async () => (await page.getByTestId('chat-dio').textContent()) ?? '').toContain('✗');
+    await expect.poll(async () => (await page.getByTestId('chat-dio').textContent()) ?? '', POLL).toContain('✗');
     const reply = await sendLine('Hello from Ash.');
     expect(reply.length).toBeGreaterThan(4);
   });
@@ -137,13 +139,13 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('character library, presets
     await page.getByTestId('model-list').getByRole('button', { name: 'fake-rp' }).click();
     await page.getByTestId('model-max-tokens').fill('256');
     await page.getByTestId('save-model-settings').click();
-    await expect.poll(async () => (await page.getByTestId('model-source').textContent()) ?? '').toContain('saved below');
+    await expect.poll(async () => (await page.getByTestId('model-source').textContent()) ?? '', POLL).toContain('saved below');
     // The key stays on the server.
     expect(await page.getByTestId('model-api-key').inputValue()).toBe('');
     expect(await page.content()).not.toContain('sk-browser-test');
 
     await page.getByTestId('view-chat').click();
-    await expect.poll(() => page.getByTestId('offline-note').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('offline-note').count(), POLL).toBe(0);
     const reply = await sendLine('Anything from the server?');
     expect(reply).toContain('The model server wrote this line.');
     expect(fake.requests.some((r) => r.body.model === 'fake-rp')).toBe(true);
@@ -154,7 +156,7 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('character library, presets
     await page.getByTestId('character-list').locator('li', { hasText: 'Lumia' }).getByRole('button').click();
     await page.getByTestId('character-editor').waitFor();
     await page.getByTestId('delete-character').click();
-    await expect.poll(() => page.getByTestId('character-list').locator('li').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('character-list').locator('li').count(), POLL).toBe(1);
     const { characters } = await fx.demo.library.characters.list();
     expect(characters.map((c) => c.name)).toEqual(['Vess']);
   });
