@@ -37,3 +37,11 @@ export function isProcessAlive(pid: number): boolean {
     return (error as { code?: string }).code === 'EPERM';
   }
 }
+
+/**
+ * Whether a name is exactly one of the store's temp names (what an intent's `stage` must be).
+ * @param name - a file name
+ */
+export function isTempName(name: string): boolean {
+  return TEMP_PATTERN.test(name);
+}

@@ -15,6 +15,7 @@ import { mkdirp } from '../tree/safe-paths.js';
 import { eventLine, parseEventLine, splitLines } from './event-lines.js';
 import { LockedSessions } from './locked-sessions.js';
 import { branchSession, exportSession, importSession } from './session-copy.js';
+import { deleteSessionFolder, salvageSession } from './session-rescue.js';
 import { eventNotFound, IndexMismatch } from './session-errors.js';
 
 /** Options for {@link FsSessionLog}. */
@@ -61,6 +62,7 @@ export class FsSessionLog implements SessionLog {
     validateNewEvents(events);
     const fs = this.#options.fs;
     const paths = this.#sessions.paths(sessionId);
+    await this.#sessions.assertRealFolder(sessionId);
     await mkdirp(fs, paths.dir).catch((error: unknown) => {
       throw asIoError(error, `Could not create session "${sessionId}"`);
     });
@@ -178,6 +180,36 @@ export class FsSessionLog implements SessionLog {
   async import(sessionId: string, jsonl: string): Promise<void> {
     validateSessionId(sessionId);
     await importSession(this.#sessions, this.#options, sessionId, jsonl);
+  }
+
+  /**
+   * Every intact event of a session, even when its log is damaged (a hand edit, a bad copy): for
+   * rescuing a session that {@link FsSessionLog.export} refuses. Reads the log as it is, without
+   * its index and without repairing anything; lines that are not valid events are left out and
+   * reported by number (1-based). A torn last line counts as skipped.
+   * @param sessionId - the session
+   * @returns the intact lines (JSON Lines, byte for byte) and the numbers of the skipped lines
+   * @throws {KernelStorageError} SESSION_INVALID_ID, SESSION_CORRUPT (the folder is a link), STORAGE_IO
+   */
+  async salvage(sessionId: string): Promise<{ readonly jsonl: string; readonly skippedLines: readonly number[] }> {
+    validateSessionId(sessionId);
+    return this.#sessions.exclusive(sessionId, () => salvageSession(this.#sessions, this.#options, sessionId));
+  }
+
+  /**
+   * Removes a session and its files, also when its log is damaged (renamed aside first, so it
+   * disappears at once). A session folder that is a symlink loses only the link.
+   * @param sessionId - the session
+   * @returns false when there was no such session
+   * @throws {KernelStorageError} SESSION_INVALID_ID, STORAGE_IO
+   */
+  async delete(sessionId: string): Promise<boolean> {
+    validateSessionId(sessionId);
+    return this.#sessions.exclusive(sessionId, async () => {
+      const removed = await deleteSessionFolder(this.#sessions, this.#options, sessionId);
+      this.#sessions.forget(sessionId);
+      return removed;
+    });
   }
 
   /**

@@ -19,6 +19,8 @@ const HEADER = { format: 'troupe-session-index', version: 1 } as const;
 const HEADER_LINE = `${JSON.stringify(HEADER)}\n`;
 /** More segments than this are compacted into one on open (appends add one segment per batch). */
 const MAX_SEGMENTS = 64;
+/** 256 MiB: an index of ~6 million events. */
+const MAX_INDEX_BYTES = 256 * 1024 * 1024;
 
 const HeaderSchema = z.object({ format: z.literal(HEADER.format), version: z.literal(HEADER.version) });
 
@@ -67,7 +69,8 @@ export async function loadIndexFile(fs: StorageFs, indexPath: string, eventsPath
   let inode: string;
   try {
     const stat = await fs.lstat(indexPath);
-    if (stat?.kind !== 'file') return undefined;
+    // Untrusted like every store-private file; one bigger than this is not ours (rebuilt instead).
+    if (stat?.kind !== 'file' || stat.size > MAX_INDEX_BYTES) return undefined;
     inode = stat.signature.split(':')[0] ?? '';
     bytes = await readFileBytes(fs, indexPath);
   } catch {

@@ -78,6 +78,21 @@ export class LockedSessions {
   }
 
   /**
+   * Refuses a session folder that is a symlink or special file, exactly as for workspaces: the
+   * store never follows links, so a linked folder copied into the data dir cannot carry the log,
+   * its lock or its index outside.
+   * @param sessionId - an already validated session id
+   * @throws {KernelStorageError} SESSION_CORRUPT naming the folder
+   */
+  async assertRealFolder(sessionId: string): Promise<void> {
+    const dir = this.paths(sessionId).dir;
+    const stat = await this.#options.fs.lstat(dir);
+    if (stat && stat.kind !== 'directory') {
+      throw new KernelStorageError('SESSION_CORRUPT', `${dir} is not a real folder (symbolic links are never followed); replace it with a real folder or delete the session`);
+    }
+  }
+
+  /**
    * Like {@link LockedSessions.locked} with `retry`, but an unknown session yields undefined
    * without creating anything.
    * @param sessionId - the session
@@ -107,6 +122,7 @@ export class LockedSessions {
     return this.#queue.run(sessionId, async () => {
       const onMissing = () => eventNotFound(sessionId, '(session folder)');
       try {
+        await this.assertRealFolder(sessionId);
         return await withFileLock(fs, paths.lock, { onMissing, timeoutMs: this.#options.lockTimeoutMs, leaseMs: this.#options.lockLeaseMs }, async (lock) => {
           const repair = () => lock.assertHeld('cutting a torn last line');
           let state = this.#states.get(sessionId);

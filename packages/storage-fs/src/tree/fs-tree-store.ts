@@ -25,7 +25,7 @@ import type { StorageFs } from '../fs/storage-fs.js';
 import { assertWritablePath } from './safe-paths.js';
 import { createTree, deleteTree, listTrees } from './tree-lifecycle.js';
 import { type TreeLayout, treeLayout } from './tree-layout.js';
-import { readRecord, type TreeRecord, writeRecord } from './tree-record.js';
+import { MAX_APPEND_CHARS, readRecord, type TreeRecord, writeRecord } from './tree-record.js';
 import { detectDrift } from './tree-scan.js';
 import { SettledMarkers } from './settled-markers.js';
 import { sweepTemps } from '../fs/sweep-temps.js';
@@ -140,6 +140,10 @@ export class FsTreeStore implements TreeStore {
   async settle(treeId: string, settlement: TreeSettlement): Promise<SettleResult> {
     const { marker, appends: checked } = validateTreeSettlement(settlement);
     validateTreeId(treeId);
+    for (const [path, text] of Object.entries(checked)) {
+      // The same bound recovery applies to an intent, so a settlement never writes one it would refuse.
+      if (text.length > MAX_APPEND_CHARS) throw new KernelStorageError('TREE_INVALID_INPUT', `The settlement appends ${text.length} characters to "${path}"; at most ${MAX_APPEND_CHARS} are allowed`);
+    }
     const appends = Object.entries(checked);
     const digest = settlementDigest(checked);
     return this.#locked(treeId, async (layout, record, guard) => {
@@ -224,6 +228,11 @@ export class FsTreeStore implements TreeStore {
       const dirStat = await fs.lstat(layout.dir);
       if (!dirStat) throw new KernelStorageError('TREE_NOT_FOUND', `There is no "${treeId}"`);
       if (dirStat.kind !== 'directory') throw new KernelStorageError('TREE_CORRUPT', `${layout.dir} is not a real folder (symlinks are refused)`);
+      // The private folder too: a linked `.troupe` would carry the lock, temps and records outside.
+      const metaStat = await fs.lstat(layout.metaDir);
+      if (metaStat && metaStat.kind !== 'directory') {
+        throw new KernelStorageError('TREE_CORRUPT', `${layout.metaDir} is not a real folder (symlinks are refused); replace it with a real folder or delete the workspace`);
+      }
       const notFound = () => new KernelStorageError('TREE_NOT_FOUND', `There is no "${treeId}"`);
       try {
         return await withFileLock(fs, layout.lockPath, { onMissing: notFound, timeoutMs: this.#options.lockTimeoutMs, leaseMs: this.#options.lockLeaseMs }, async (lock: HeldLock) => {

@@ -1,11 +1,18 @@
-import { KernelStorageError } from '@troupe/kernel';
+import { KernelStorageError, SETTLE_MARKER_PATTERN } from '@troupe/kernel';
 import * as z from 'zod';
 import { writeFully } from '../fs/atomic-write.js';
 import { readFileBytes } from '../fs/read-file.js';
 import { type StorageFs, WRITE_NOFOLLOW } from '../fs/storage-fs.js';
 import type { TreeLayout } from './tree-layout.js';
 
-const MarkerLineSchema = z.object({ marker: z.string(), digest: z.string(), revision: z.number().int() });
+// Untrusted like every store-private file: each line is checked, and the file's size is bounded.
+const MarkerLineSchema = z.object({
+  marker: z.string().regex(SETTLE_MARKER_PATTERN),
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
+  revision: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+});
+/** 64 MiB: about 400 000 settlements. */
+const MAX_MARKERS_BYTES = 64 * 1024 * 1024;
 
 /**
  * The settled markers of one tree, read incrementally from `.troupe/settled.jsonl`: one line per
@@ -32,6 +39,9 @@ export class SettledMarkers {
       this.#inode = inode;
     }
     if (!stat || stat.size === this.#offset) return;
+    if (stat.kind !== 'file' || stat.size > MAX_MARKERS_BYTES) {
+      throw new KernelStorageError('TREE_CORRUPT', `${layout.markersPath} is not a regular file of at most ${MAX_MARKERS_BYTES} bytes; restore it from a backup or delete the workspace`);
+    }
     const bytes = await readFileBytes(fs, layout.markersPath, this.#offset, stat.size);
     const end = bytes.lastIndexOf(0x0a) + 1;
     for (const [index, line] of bytes.subarray(0, end).toString('utf8').split('\n').slice(0, -1).entries()) {
@@ -39,7 +49,7 @@ export class SettledMarkers {
       try {
         parsed = MarkerLineSchema.parse(JSON.parse(line));
       } catch (error) {
-        throw new KernelStorageError('TREE_CORRUPT', `${layout.markersPath}: line ${index + 1} after byte ${this.#offset} is damaged`, { cause: error });
+        throw new KernelStorageError('TREE_CORRUPT', `${layout.markersPath}: line ${index + 1} after byte ${this.#offset} is damaged; nothing was changed`, { cause: error });
       }
       this.#digests.set(parsed.marker, parsed.digest);
     }

@@ -74,7 +74,7 @@ export async function deleteTree(fs: StorageFs, treesDir: string, layout: TreeLa
  * Ids of every complete tree, sorted.
  * @param fs - file-system layer
  * @param treesDir - `<root>/story-workspaces`
- * @returns tree ids with a commit record
+ * @returns tree ids with a commit record (or a linked, refused, private folder)
  * @throws {KernelStorageError} STORAGE_IO
  */
 export async function listTrees(fs: StorageFs, treesDir: string): Promise<string[]> {
@@ -90,6 +90,12 @@ export async function listTrees(fs: StorageFs, treesDir: string): Promise<string
     try {
       validateTreeId(name);
     } catch {
+      continue;
+    }
+    // A linked private folder is listed too (reading it fails with TREE_CORRUPT), so it can be deleted.
+    const meta = await fs.lstat(join(treesDir, name, META_FOLDER));
+    if (meta?.kind === 'symlink') {
+      ids.push(name);
       continue;
     }
     const record = await fs.lstat(join(treesDir, name, META_FOLDER, 'record.json'));

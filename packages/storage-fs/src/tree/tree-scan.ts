@@ -1,20 +1,13 @@
 import { join } from 'node:path';
-import { sha256Hex, validateTreePath } from '@troupe/kernel';
+import { sha256Hex } from '@troupe/kernel';
 import { readFileBytes } from '../fs/read-file.js';
 import type { StorageFs } from '../fs/storage-fs.js';
 import { tempOwner } from '../fs/temp-names.js';
 import { META_FOLDER } from './tree-layout.js';
+import { isTreePath } from './tree-paths.js';
 import type { TreeRecord } from './tree-record.js';
 
 const MAX_DEPTH = 8;
-
-function isTreePath(path: string): boolean {
-  try {
-    return validateTreePath(path) === path;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Lists the tree's files as they are on disk now: regular files whose path the kernel accepts.

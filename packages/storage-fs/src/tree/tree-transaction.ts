@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { atomicWriteFile, writeFully } from '../fs/atomic-write.js';
 import { CREATE_EXCLUSIVE, errorCode, type StorageFs, WRITE_NOFOLLOW } from '../fs/storage-fs.js';
 import { tempName } from '../fs/temp-names.js';
-import { ensureParentDirs } from './safe-paths.js';
+import { KernelStorageError } from '@troupe/kernel';
+import { assertWritablePath, ensureParentDirs } from './safe-paths.js';
 import type { TreeLayout } from './tree-layout.js';
 import { readJsonFile, type TreeIntent, TreeIntentSchema, type TreeRecord, writeRecord } from './tree-record.js';
 import type { SettledMarkers } from './settled-markers.js';
@@ -100,6 +101,7 @@ export async function recoverIntent(fs: StorageFs, layout: TreeLayout, markers: 
 }
 
 async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, intent: TreeIntent, guard: LockGuard): Promise<TreeRecord> {
+  await checkIntentTargets(fs, layout, intent);
   for (const { path, stage } of intent.writes) {
     const target = join(layout.dir, path);
     if (stage === null) {
@@ -147,4 +149,28 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
   await fs.unlink(layout.intentPath);
   await fs.fsyncDir(layout.metaDir);
   return record;
+}
+
+/**
+ * Before anything is touched: every target must be reachable without a link (a folder of the
+ * tree replaced by a symlink would carry a delete or an append outside), and every stage that is
+ * still there must be a regular file of ours.
+ * @throws {KernelStorageError} TREE_CORRUPT naming the intent and the offending path
+ */
+async function checkIntentTargets(fs: StorageFs, layout: TreeLayout, intent: TreeIntent): Promise<void> {
+  const refuse = (path: string, why: string) =>
+    new KernelStorageError('TREE_CORRUPT', `${layout.intentPath}: cannot apply the change to "${path}" (${why}); nothing was changed. Restore the workspace from a backup or delete it.`);
+  for (const { path } of [...intent.writes, ...intent.appends]) {
+    try {
+      await assertWritablePath(fs, layout.dir, path);
+    } catch (error) {
+      if (KernelStorageError.isInstance(error)) throw refuse(path, error.message);
+      throw error;
+    }
+  }
+  for (const { path, stage } of intent.writes) {
+    if (stage === null) continue;
+    const stat = await fs.lstat(join(layout.metaDir, stage));
+    if (stat && stat.kind !== 'file') throw refuse(path, `its staged copy ${stage} is not a regular file`);
+  }
 }
