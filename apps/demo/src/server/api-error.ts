@@ -56,6 +56,7 @@ const STORY_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   STORY_INVALID_ID: 400,
   STORY_INVALID_PATH: 400,
   STORY_MANIFEST_INVALID: 400,
+  STORY_WORKSPACE_NOT_DAMAGED: 400,
 };
 
 const STORAGE_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {

@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { createAdaptorServer } from '@hono/node-server';
 import { type Logger, silentLogger, Tokens } from '@troupe/kernel';
 import type { Demo } from '../compose.js';
+import { type ErrorLogSink, stderrSink } from './error-log.js';
+import { allowedHostNames } from './host-check.js';
 import { createWebApp } from './web-app.js';
 
 /** Options of {@link startWebServer}. */
@@ -14,8 +16,15 @@ export interface WebServerOptions {
   readonly host?: string;
   /** Where the built browser UI is (default `apps/demo/dist/web`). */
   readonly staticDir?: string;
-  /** Where request failures are logged (default: the harness's logger). */
+  /** Where request failures are logged as structured records (default: the harness's logger). */
   readonly logger?: Logger;
+  /**
+   * Host names answered besides the loopback names and the bind address itself (others get 403,
+   * against DNS rebinding). The check is on for every bind.
+   */
+  readonly allowHosts?: readonly string[];
+  /** One line per 5xx answer with its cause, credentials masked (default: stderr); `false` silences it. */
+  readonly errorLog?: ErrorLogSink | false;
 }
 
 /** A listening web server. */
@@ -29,8 +38,6 @@ export interface RunningWebServer {
 /** Where `vite build` puts the browser UI (same relative path from `src/server` and `dist/server`). */
 export const DEFAULT_STATIC_DIR = fileURLToPath(new URL('../../dist/web', import.meta.url));
 
-const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
-
 /**
  * Serves the demo's web app (JSON API + browser UI) over HTTP.
  * @param demo - the composed demo (the caller closes it after the server)
@@ -41,12 +48,12 @@ const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
 export async function startWebServer(demo: Demo, options: WebServerOptions = {}): Promise<RunningWebServer> {
   const host = options.host ?? '127.0.0.1';
   const logger = options.logger ?? harnessLogger(demo);
-  const isLoopback = LOOPBACK.includes(host.includes(':') ? `[${host}]` : host);
+  const errorLog = options.errorLog === false ? undefined : (options.errorLog ?? stderrSink);
   const app = createWebApp(demo, {
     staticDir: options.staticDir ?? DEFAULT_STATIC_DIR,
-    // On loopback only loopback names are accepted, so a web page cannot reach this server through DNS rebinding.
-    ...(isLoopback ? { allowedHosts: LOOPBACK } : {}),
+    allowedHosts: allowedHostNames(host, options.allowHosts),
     logger,
+    ...(errorLog ? { errorLog } : {}),
   });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   await new Promise<void>((resolve, reject) => {

@@ -1,10 +1,11 @@
+import { KernelStorageError } from '@troupe/kernel';
 import { clearStoryWorkspace, readStoryWorkspaceSelection, selectStoryWorkspace } from '@troupe/plugin-story';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { Demo } from '../compose.js';
 import { ApiError } from './api-error.js';
-import { chatMessages, summarizeSession } from './session-view.js';
+import { chatMessages, damagedSession, summarizeSession } from './session-view.js';
 import { jsonBody, param, SessionIdSchema, StoryIdSchema } from './validation.js';
 
 const SelectStorySchema = z.object({ storyId: StoryIdSchema }).strict();
@@ -28,10 +29,26 @@ export function sessionRoutes(demo: Demo): Hono {
     return events;
   };
 
+  // One damaged session never hides the others: it is listed with its problem.
   app.get('/', async (c) => {
     const ids = await log.list();
-    const sessions = await Promise.all(ids.map(async (id) => summarizeSession(id, await log.read(id))));
+    const sessions = await Promise.all(
+      ids.map(async (id) => {
+        try {
+          return summarizeSession(id, await log.read(id));
+        } catch (error) {
+          if (!isDamaged(error)) throw error;
+          return damagedSession(id, error.message);
+        }
+      }),
+    );
     return c.json({ sessions });
+  });
+
+  app.delete('/:sessionId', async (c) => {
+    const id = sessionId(c);
+    if (!(await log.delete(id))) throw new ApiError(404, 'SESSION_NOT_FOUND', `There is no session "${id}"`);
+    return c.json({ deleted: true, id });
   });
 
   app.get('/:sessionId/messages', async (c) => {
@@ -49,13 +66,18 @@ export function sessionRoutes(demo: Demo): Hono {
     return c.json({ sessionId: id, events });
   });
 
+  // A damaged log still exports every intact event; the header lists the lines left out.
   app.get('/:sessionId/export', async (c) => {
     const id = sessionId(c);
-    await existingEvents(id);
-    return c.body(await log.export(id), 200, {
-      'content-type': 'application/x-ndjson; charset=utf-8',
-      'content-disposition': `attachment; filename="${id}.jsonl"`,
-    });
+    const headers = { 'content-type': 'application/x-ndjson; charset=utf-8', 'content-disposition': `attachment; filename="${id}.jsonl"` };
+    try {
+      await existingEvents(id);
+      return c.body(await log.export(id), 200, { ...headers, 'x-troupe-skipped-lines': '' });
+    } catch (error) {
+      if (!isDamaged(error)) throw error;
+      const { jsonl, skippedLines } = await log.salvage(id);
+      return c.body(jsonl, 200, { ...headers, 'x-troupe-skipped-lines': skippedLines.join(',') });
+    }
   });
 
   app.get('/:sessionId/story', async (c) => {
@@ -79,4 +101,8 @@ export function sessionRoutes(demo: Demo): Hono {
   });
 
   return app;
+}
+
+function isDamaged(error: unknown): error is KernelStorageError {
+  return KernelStorageError.isInstance(error) && error.code === 'SESSION_CORRUPT';
 }

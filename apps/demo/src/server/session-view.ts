@@ -13,6 +13,18 @@ export interface SessionSummary {
   readonly turns: number;
   readonly storyId: string | null;
   readonly lastActivity: string | null;
+  /** Set when the session's log is damaged: export rescues its intact events, delete removes it. */
+  readonly problem?: string;
+}
+
+/**
+ * The list row of a session whose log cannot be read.
+ * @param id - the session id
+ * @param problem - what is wrong (the store's message, naming the file and line)
+ * @returns a row with no turns and the problem
+ */
+export function damagedSession(id: string, problem: string): SessionSummary {
+  return { id, turns: 0, storyId: null, lastActivity: null, problem };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { KernelStorageError } from '@troupe/kernel';
 import { parseManifest, type StoryManifest, StoryError, type StoryWorkspaces, WORKSPACE_FILES } from '@troupe/plugin-story';
 import { Hono } from 'hono';
 import { ApiError } from './api-error.js';
@@ -22,7 +23,11 @@ export interface StorySummary {
   readonly characters: number;
   readonly sections: number;
   readonly sources: number;
-  /** Set when the manifest cannot be read (a hand edit broke it); the files are untouched. */
+  /**
+   * Set when the manifest cannot be read (a hand edit broke it), or when the store's own files are
+   * damaged (`revision` is then null: delete it with `DELETE /api/stories/:id` without a revision).
+   * The files are untouched.
+   */
   readonly problem?: string;
 }
 
@@ -52,9 +57,10 @@ export function storyRoutes(workspaces: StoryWorkspaces): Hono {
 
   app.get('/:storyId', async (c) => c.json(await workspaces.read(storyId(c))));
 
+  // Without ?baseRevision only a damaged workspace (no revision to show) is deleted.
   app.delete('/:storyId', async (c) => {
     const id = storyId(c);
-    const deleted = await workspaces.delete(id, baseRevisionQuery(c));
+    const deleted = c.req.query('baseRevision') === undefined ? await workspaces.deleteDamaged(id) : await workspaces.delete(id, baseRevisionQuery(c));
     if (!deleted) throw new ApiError(404, 'STORY_WORKSPACE_NOT_FOUND', `There is no story workspace "${id}"`);
     return c.json({ deleted: true, id });
   });
@@ -121,6 +127,10 @@ async function listStories(workspaces: StoryWorkspaces): Promise<StorySummary[]>
         const { manifest, revision } = await workspaces.read(id);
         return { id, name: manifest.name, revision, characters: manifest.characters.length, sections: manifest.sections.length, sources: manifest.sources.length };
       } catch (error) {
+        // One damaged workspace never hides the others: it is listed with its problem.
+        if (KernelStorageError.isInstance(error) && error.code !== 'STORAGE_IO') {
+          return { id, name: id, revision: null, characters: 0, sections: 0, sources: 0, problem: error.message };
+        }
         if (!StoryError.isInstance(error) || error.code !== 'STORY_MANIFEST_INVALID') throw error;
         const raw = await workspaces.readRaw(id);
         return { id, name: id, revision: raw.revision, characters: 0, sections: 0, sources: 0, problem: error.message };

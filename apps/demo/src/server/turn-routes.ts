@@ -16,10 +16,10 @@ const TurnBodySchema = z.object({ text: z.string().trim().min(1, 'say something'
  * arrives), then exactly one `result` or `error`.
  * Closing the connection cancels the turn (nothing is committed).
  * @param demo - the composed demo
- * @param onUnexpected - called with errors that are not the player's fault (for the log)
+ * @param onUnexpected - called with errors that are not the player's fault and the request (for the log)
  * @returns the route (mounted at `/api/sessions`)
  */
-export function turnRoutes(demo: Demo, onUnexpected: (error: unknown) => void): Hono {
+export function turnRoutes(demo: Demo, onUnexpected: (error: unknown, request: { method: string; path: string }) => void): Hono {
   const app = new Hono();
   app.post('/:sessionId/turns', async (c) => {
     // Validate before streaming, so bad input is a plain 4xx JSON answer.
@@ -46,7 +46,7 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown) => void): 
       } catch (error) {
         if (controller.signal.aborted) return;
         const mapped = toApiError(error);
-        if (mapped.unexpected) onUnexpected(error);
+        if (mapped.unexpected) onUnexpected(error, { method: c.req.method, path: c.req.path });
         // A turn failure that is not a request problem still explains itself to the player.
         const body = mapped.unexpected && KernelError.isInstance(error) ? { code: error.code, message: error.message } : mapped.body;
         send({ event: 'error', data: body });

@@ -3,6 +3,8 @@ import { Hono } from 'hono';
 import type { Demo } from '../compose.js';
 import { ApiError, toApiError } from './api-error.js';
 import { dioRoutes } from './dio-routes.js';
+import { type ErrorLogSink, serverErrorLine } from './error-log.js';
+import { hostAllowed } from './host-check.js';
 import { loreRoutes } from './lore-routes.js';
 import { libraryRoutes } from './library/library-routes.js';
 import { presetRoutes } from './preset-routes.js';
@@ -15,9 +17,11 @@ import { turnRoutes } from './turn-routes.js';
 export interface WebAppOptions {
   /** Absolute path of the built web app (Vite's output). */
   readonly staticDir: string;
-  /** Host names the server answers to (others get 403, against DNS rebinding); `undefined` allows any. */
-  readonly allowedHosts?: readonly string[];
+  /** Host names the server answers to (others get 403, against DNS rebinding). */
+  readonly allowedHosts: readonly string[];
   readonly logger: Logger;
+  /** Gets one line per 5xx answer and per turn that failed unexpectedly; omit to log nothing. */
+  readonly errorLog?: ErrorLogSink;
 }
 
 /**
@@ -29,29 +33,39 @@ export interface WebAppOptions {
  */
 export function createWebApp(demo: Demo, options: WebAppOptions): Hono {
   const app = new Hono();
-  const onUnexpected = (error: unknown) => options.logger.error('web request failed', { error: error instanceof Error ? error.stack : String(error) });
+  // The error behind a 5xx answer, for the one log line written once the answer is known.
+  const causes = new WeakMap<Request, unknown>();
+  const onUnexpected = (error: unknown, request?: { method: string; path: string }) => {
+    options.logger.error('web request failed', { error: error instanceof Error ? error.stack : String(error) });
+    // A turn fails inside its 200 event stream: it gets its own line.
+    if (request) options.errorLog?.(serverErrorLine(request, 500, error));
+  };
 
   app.onError((error, c) => {
     const mapped = toApiError(error);
-    if (mapped.unexpected) onUnexpected(error);
+    if (mapped.unexpected) {
+      options.logger.error('web request failed', { error: error instanceof Error ? error.stack : String(error) });
+      causes.set(c.req.raw, error);
+    }
     return c.json(mapped.body, mapped.status);
   });
 
+  app.use('*', async (c, next) => {
+    await next();
+    if (c.res.status >= 500) options.errorLog?.(serverErrorLine({ method: c.req.method, path: c.req.path }, c.res.status, causes.get(c.req.raw)));
+  });
+
   const allowed = options.allowedHosts;
-  if (allowed) {
-    app.use('*', async (c, next) => {
-      const host = c.req.header('host') ?? '';
-      const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
-      if (!allowed.includes(name ?? '')) throw new ApiError(403, 'FORBIDDEN_HOST', `This server only answers to ${allowed.join(', ')}`);
-      await next();
-    });
-  }
+  app.use('*', async (c, next) => {
+    if (!hostAllowed(c.req.header('host'), allowed)) throw new ApiError(403, 'FORBIDDEN_HOST', `This server only answers to ${allowed.join(', ')}`);
+    await next();
+  });
 
   app.get('/api/health', (c) => c.json({ ok: true, modelId: demo.modelId, offline: demo.modelId === 'offline', dataDir: demo.dataDir, characterName: demo.characterName }));
   app.route('/api', libraryRoutes(demo));
   app.route('/api/stories', storyRoutes(demo.workspaces));
   app.route('/api/sessions', sessionRoutes(demo));
-  app.route('/api/sessions', turnRoutes(demo, onUnexpected));
+  app.route('/api/sessions', turnRoutes(demo, (error, request) => onUnexpected(error, request)));
   app.route('/api/sessions', dioRoutes(demo));
   app.route('/api/sessions', loreRoutes(demo));
   app.route('/api/presets', presetRoutes());

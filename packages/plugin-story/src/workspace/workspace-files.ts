@@ -1,4 +1,4 @@
-import type { TreeSnapshot, TreeStore } from '@troupe/kernel';
+import { KernelStorageError, type TreeSnapshot, type TreeStore } from '@troupe/kernel';
 import { StoryError } from '../errors.js';
 import { WORKSPACE_FILES } from './layout.js';
 import { parseManifest, type StoryManifestInput, serializeManifest } from './manifest.js';
@@ -168,6 +168,25 @@ export class StoryWorkspaceFiles {
     }
     if (current.revision !== baseRevision) throw revisionConflict(id, baseRevision, current.revision);
     return withStoryErrors(id, () => this.#trees.delete(id));
+  }
+
+  /**
+   * Deletes a workspace whose store files are damaged (the store answers `TREE_CORRUPT`, so it has
+   * no revision to check against). A readable workspace is never deleted this way: use
+   * {@link StoryWorkspaceFiles.delete} with its revision.
+   * @param id - workspace id
+   * @returns true when deleted, false when it did not exist
+   * @throws {StoryError} STORY_WORKSPACE_NOT_DAMAGED when it is readable, STORY_INVALID_ID
+   */
+  async deleteDamaged(id: string): Promise<boolean> {
+    try {
+      await this.readRaw(id);
+    } catch (error) {
+      if (StoryError.isInstance(error) && error.code === 'STORY_WORKSPACE_NOT_FOUND') return false;
+      if (KernelStorageError.isInstance(error) && error.code === 'TREE_CORRUPT') return withStoryErrors(id, () => this.#trees.delete(id));
+      throw error;
+    }
+    throw new StoryError('STORY_WORKSPACE_NOT_DAMAGED', `Story workspace "${id}" is readable: delete it with the revision you saw (?baseRevision=N)`);
   }
 
   /**
