@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDioService, type RunningDioService } from '@troupe/dio-service';
-import { createHarness, type Harness, type Logger, type ModelRegistry, silentLogger, type TurnInput } from '@troupe/kernel';
+import { createHarness, describeError, type Harness, type Logger, type ModelRegistry, silentLogger, type TurnInput } from '@troupe/kernel';
 import { offlineModel } from '@troupe/model-offline';
 import { actorAssemblerPlugin } from '@troupe/plugin-actor-assembler';
 import { dioPlugin } from '@troupe/plugin-dio';
@@ -91,9 +91,22 @@ export interface Demo {
   turnInputFor(sessionId: string, text: string, extra?: Partial<TurnInput>): Promise<TurnInput>;
   /** The DIO target prompt of a session: the chat character's, else the example character's. */
   dioTargetFor(sessionId: string): Promise<string>;
-  /** Closes the harness (aborting background waits), then the in-process DIO service. */
+  /**
+   * Finishes every session's committed turn whose postReview work (the story write-back) never
+   * completed because the process died after the commit (call at start-up).
+   * @returns how many turns were finished
+   */
+  finishCommittedTurns(): Promise<number>;
+  /**
+   * Closes the harness (a committed turn's write-back gets up to {@link CLOSE_DEADLINE_MS} to
+   * finish, else the next start finishes it; background waits are aborted), then the in-process
+   * DIO service.
+   */
   close(): Promise<void>;
 }
+
+/** How long `close()` lets committed turns finish their postReview work before cutting it short. */
+export const CLOSE_DEADLINE_MS = 3_000;
 
 /**
  * The demo's data directory: the option, else `TROUPE_HOME`, else `~/.troupe`.
@@ -205,8 +218,19 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
         }
         return baseInput(sessionId, text, { ...extra, attributes: { ...extra.attributes, targetPromptId } });
       },
+      finishCommittedTurns: async () => {
+        let finished = 0;
+        for (const sessionId of await storage.sessions.list()) {
+          try {
+            if (await harness.finishCommittedTurn(sessionId)) finished += 1;
+          } catch (error) {
+            logger.error('could not finish a committed turn', { sessionId, error: describeError(error) });
+          }
+        }
+        return finished;
+      },
       close: async () => {
-        await harness.close();
+        await harness.close({ timeoutMs: CLOSE_DEADLINE_MS });
         await dio.service?.close();
       },
     };

@@ -30,12 +30,13 @@ describe('cancellation', () => {
     });
   }
 
-  it('rejects when aborted after commit, in postReview, without a failure event', async () => {
+  it('an abort after the commit no longer cancels the turn: postReview finishes and the turn resolves', async () => {
     const controller = new AbortController();
     const { harness, sessionLog } = await createTestHarness({ plugins: [abortIn('postReview', controller)] });
-    const error = await rejectionOf(harness.runTurn({ sessionId: 's', text: 'hi' }, { signal: controller.signal }));
-    expect(error).toBe(reason);
-    expect((await sessionLog.read('s')).map((event) => event.type)).toEqual(['kernel/turn-committed']);
+    const result = await harness.runTurn({ sessionId: 's', text: 'hi' }, { signal: controller.signal });
+    expect(controller.signal.aborted).toBe(true);
+    expect(result.postReviewErrors).toEqual([]);
+    expect((await sessionLog.read('s')).map((event) => event.type)).toEqual(['kernel/turn-committed', 'kernel/post-review-done']);
   });
 
   it('rejects when aborted while the actor streams, without a fallback reply', async () => {

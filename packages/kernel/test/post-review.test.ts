@@ -23,7 +23,7 @@ describe('postReview isolation', () => {
     expect(result.postReviewErrors).toHaveLength(1);
     expect(result.postReviewErrors[0]).toMatchObject({ code: 'KERNEL_HOOK_FAILED', plugin: 'continuity', hook: 'postReview' });
     const types = (await sessionLog.read('s')).map((event) => event.type);
-    expect(types).toEqual(['kernel/turn-committed', 'metrics/recorded', 'kernel/post-review-failed']);
+    expect(types).toEqual(['kernel/turn-committed', 'metrics/recorded', 'kernel/post-review-failed', 'kernel/post-review-done']);
     expect(result.events.map((event) => event.type)).toEqual(types);
   });
 

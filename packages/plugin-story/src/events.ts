@@ -14,6 +14,11 @@ export const STORY_EVENTS = Object.freeze({
   draftReplayed: 'agent-rp/story-draft-replayed',
   /** A degradation: which stage, what fell back to what, and why. */
   degraded: 'agent-rp/story-degraded',
+  /**
+   * The workspace a turn settles into, recorded with its commit; key = the settle marker. Lets a
+   * committed turn be settled later from the log (after a crash) exactly like the live turn.
+   */
+  turnWorkspace: 'agent-rp/story-turn-workspace',
   /** The post-turn settlement; key = the settle marker. */
   settled: 'agent-rp/story-settled',
   /** The pipeline did not run this turn (e.g. a later step of the turn). */

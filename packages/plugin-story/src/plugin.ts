@@ -43,6 +43,7 @@ export const STORY_PLUGIN_NAME = '@troupe/plugin-story';
 const turnWorkspaceKey = defineContextKey<{ readonly workspaceId: string }>('@troupe/plugin-story/turn-workspace');
 
 const PreparedDraftSchema = z.object({ text: z.string(), workspaceId: z.string(), revision: z.number().int() });
+const TurnWorkspaceSchema = z.object({ workspaceId: z.string() });
 
 /**
  * The story workspace plugin: when a session has a workspace selected, `preActor` (step 0 of a
@@ -98,6 +99,9 @@ export function storyPlugin(options: StoryPluginOptions = {}): PluginDefinition 
           return fail('workspace', error);
         }
         ctx.set(turnWorkspaceKey, { workspaceId });
+        // Committed with the turn: if the process dies before postReview settles, the kernel
+        // finishes the turn later from the log and this says where it settles.
+        emit(STORY_EVENTS.turnWorkspace, { workspaceId }, settleMarker(ctx.turnId));
         const key = draftKey(ctx.turnId, ctx.step, workspaceId, snapshot.revision);
         const replay = PreparedDraftSchema.safeParse((await ctx.events.findLatest({ type: STORY_EVENTS.draftPrepared, key }))?.data);
         if (replay.success) {
@@ -143,10 +147,11 @@ export function storyPlugin(options: StoryPluginOptions = {}): PluginDefinition 
       } });
 
       setup.hooks.postReview(async (turn, ctx) => {
-        const selected = ctx.get(turnWorkspaceKey);
+        const marker = settleMarker(turn.turnId);
+        // A turn finished later from the log (resumed) has no context values: read its record.
+        const selected = ctx.get(turnWorkspaceKey) ?? TurnWorkspaceSchema.safeParse((await ctx.events.findLatest({ type: STORY_EVENTS.turnWorkspace, key: marker }))?.data).data;
         if (!selected) return;
         const { workspaceId } = selected;
-        const marker = settleMarker(turn.turnId);
         const emit = (type: string, data: unknown, key?: string) => ctx.events.append(type, data, { ignorable: true, ...(key ? { key } : {}) });
         // A retried or regenerated turn already settled: no model call, no second write.
         if (await ctx.events.findLatest({ type: STORY_EVENTS.settled, key: marker })) return;

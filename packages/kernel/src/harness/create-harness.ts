@@ -14,6 +14,7 @@ import { silentLogger, type Logger } from '../ports/logger.js';
 import { createModelRegistry } from '../ports/model-registry.js';
 import { TokenCounters } from '../budget/token-counter.js';
 import { HistoryCache } from '../turn/history-cache.js';
+import { finishCommittedTurn, finishCommittedTurnQuietly } from '../turn/finish-committed-turn.js';
 import { parseTurnInput, runTurn, type TurnServices } from '../turn/run-turn.js';
 import { KERNEL_VERSION } from '../version.js';
 import type { Harness, HarnessOptions, RunTurnOptions, TurnResult } from './harness-options.js';
@@ -73,6 +74,8 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   }
   hooks.freeze();
 
+  // Aborted only when close() reaches its deadline: cuts committed turns' postReview work short.
+  const afterCommit = new AbortController();
   const runner: HookRunnerSettings = {
     timeouts: { ...DEFAULT_TIMEOUTS, ...options.hookTimeouts },
     slowWarningMs: options.slowHookWarningMs ?? 3_000,
@@ -93,8 +96,9 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     scenario: options.scenario ?? {},
     logger,
     generateTurnId: options.generateTurnId ?? randomUUID,
+    afterCommit: afterCommit.signal,
   };
-  return new KernelHarness(services, root, background, closeCallbacks);
+  return new KernelHarness(services, root, background, closeCallbacks, afterCommit);
 }
 
 /** Earlier turns a turn reads by default: far more than any context window holds, still bounded. */
@@ -149,11 +153,19 @@ class KernelHarness implements Harness {
   readonly #root: DependencyContainer;
   readonly #background: BackgroundTasks;
   readonly #closeCallbacks: Array<() => void | Promise<void>>;
+  readonly #afterCommit: AbortController;
   // Turns of one session run in call order; different sessions run concurrently.
   readonly #sessionQueues = new Map<string, Promise<unknown>>();
   #closing: Promise<void> | undefined;
 
-  constructor(services: TurnServices, root: DependencyContainer, background: BackgroundTasks, closeCallbacks: Array<() => void | Promise<void>>) {
+  constructor(
+    services: TurnServices,
+    root: DependencyContainer,
+    background: BackgroundTasks,
+    closeCallbacks: Array<() => void | Promise<void>>,
+    afterCommit: AbortController,
+  ) {
+    this.#afterCommit = afterCommit;
     this.#services = services;
     this.#root = root;
     this.#background = background;
@@ -167,14 +179,52 @@ class KernelHarness implements Harness {
   async runTurn(rawInput: Parameters<Harness['runTurn']>[0], options: RunTurnOptions = {}): Promise<TurnResult> {
     if (this.#closing) throw new KernelError('KERNEL_HARNESS_CLOSED', 'This harness is closed; create a new one to run turns');
     const input = parseTurnInput(rawInput);
-    const previous = this.#sessionQueues.get(input.sessionId) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(() => runTurn(this.#services, input, options));
+    // A committed turn whose postReview never finished (the process died) is finished first.
+    return this.#enqueue(input.sessionId, async () => {
+      await finishCommittedTurnQuietly(this.#services, input.sessionId, this.#services.afterCommit);
+      return runTurn(this.#services, input, options);
+    });
+  }
+
+  finishCommittedTurn(sessionId: string): Promise<boolean> {
+    if (this.#closing) return Promise.reject(new KernelError('KERNEL_HARNESS_CLOSED', 'This harness is closed; create a new one to finish turns'));
+    return this.#enqueue(sessionId, () => finishCommittedTurn(this.#services, sessionId, this.#services.afterCommit));
+  }
+
+  /** Runs `work` after everything queued on the session (turns of one session run in call order). */
+  #enqueue<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#sessionQueues.get(sessionId) ?? Promise.resolve();
+    const run = previous.catch(() => {}).then(work);
     const settled = run.catch(() => {});
-    this.#sessionQueues.set(input.sessionId, settled);
+    this.#sessionQueues.set(sessionId, settled);
     void settled.then(() => {
-      if (this.#sessionQueues.get(input.sessionId) === settled) this.#sessionQueues.delete(input.sessionId);
+      if (this.#sessionQueues.get(sessionId) === settled) this.#sessionQueues.delete(sessionId);
     });
     return run;
+  }
+
+  /**
+   * Waits for running turns, including committed turns' postReview work. With a deadline, what is
+   * still running then is aborted: a committed turn cut short is finished by the next start.
+   */
+  async #drainTurns(deadlineMs: number | undefined): Promise<void> {
+    const all = Promise.all([...this.#sessionQueues.values()]);
+    if (deadlineMs === undefined) {
+      await all;
+      return;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => {
+      timer = setTimeout(() => resolve('deadline'), deadlineMs);
+    });
+    try {
+      if ((await Promise.race([all, deadline])) === 'deadline') {
+        this.#afterCommit.abort(new KernelError('KERNEL_HARNESS_CLOSED', 'The harness closed before the postReview work of a committed turn finished; the next start finishes it'));
+        await all;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   resolve<T>(token: InjectionToken<T>): T {
@@ -183,7 +233,7 @@ class KernelHarness implements Harness {
 
   close(options: Parameters<Harness['close']>[0] = {}): Promise<void> {
     this.#closing ??= (async () => {
-      await Promise.all([...this.#sessionQueues.values()]);
+      await this.#drainTurns(options.timeoutMs);
       await this.#background.close(options);
       for (const callback of [...this.#closeCallbacks].reverse()) {
         try {

@@ -84,6 +84,21 @@ export interface Harness {
   resolve<T>(token: InjectionToken<T>): T;
   /** Background tasks still running. */
   readonly backgroundTasks: number;
-  /** Stops new turns, aborts (default) or drains background tasks, then runs plugins' close callbacks. */
+  /**
+   * Finishes the latest committed turn of a session whose postReview work never completed (the
+   * process died after the commit, or `close()` cut it at its deadline), from the committed input
+   * and reply in the session log, exactly once. The session's next `runTurn` does this by itself;
+   * call it at start-up for every session so nothing waits for the player's next turn.
+   * @param sessionId - the session
+   * @returns true when a turn was finished now, false when there was nothing to finish
+   * @throws {KernelError} KERNEL_HARNESS_CLOSED; storage errors of the session log
+   */
+  finishCommittedTurn(sessionId: string): Promise<boolean>;
+  /**
+   * Stops new turns and waits for running ones — a committed turn's postReview work always
+   * finishes unless `timeoutMs` is given and reached first (it is then aborted, and finished by
+   * the next start) — aborts (default) or drains background tasks, then runs plugins' close
+   * callbacks.
+   */
   close(options?: CloseBackgroundOptions): Promise<void>;
 }

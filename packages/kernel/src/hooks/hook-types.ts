@@ -28,6 +28,11 @@ export interface CommittedTurn {
   /** The `kernel/turn-committed` event. */
   readonly commitEvent: SessionEvent;
   readonly usage?: ChatUsage;
+  /**
+   * Set when the turn is finished later from the session log (the process died after the commit):
+   * context values set before the commit are gone and `prepared` is rebuilt from the history.
+   */
+  readonly resumed?: true;
 }
 
 /**

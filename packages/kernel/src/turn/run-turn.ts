@@ -15,6 +15,7 @@ import type { SessionLog } from '../ports/session-log.js';
 import type { HistoryCache } from './history-cache.js';
 import type { TokenCounters } from '../budget/token-counter.js';
 import { contextKeys } from '../context-keys.js';
+import { followAbort, POST_REVIEW_DONE, postReviewDoneKey, TURN_COMMITTED_KEY } from './finish-committed-turn.js';
 import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
 import { TurnInputSchema, type Scenario, type TurnInput } from './turn-input.js';
 import { TurnState } from './turn-state.js';
@@ -35,6 +36,11 @@ export interface TurnServices {
   readonly scenario: Scenario;
   readonly logger: Logger;
   readonly generateTurnId: NonNullable<HarnessOptions['generateTurnId']>;
+  /**
+   * Aborts only when `close()` reaches its deadline: from the commit on, a turn's remaining work
+   * (postReview) follows this signal instead of the caller's.
+   */
+  readonly afterCommit: AbortSignal;
 }
 
 /**
@@ -49,12 +55,19 @@ export function parseTurnInput(input: unknown): TurnInput {
 }
 
 /**
- * Runs one turn through the lifecycle. Cancellation rule: once the signal aborts, the turn
- * rejects with the abort reason, nothing more is written, and background tasks it started are
- * aborted.
+ * Runs one turn through the lifecycle. Cancellation rule: once the signal aborts before the
+ * commit, the turn rejects with the abort reason, nothing more is written, and background tasks it
+ * started are aborted. From the commit on the caller can no longer cancel it: its postReview work
+ * finishes (only the harness's close deadline cuts it short, and then the session's next turn or
+ * the next start finishes it from the log, see `finish-committed-turn.ts`).
  */
 export async function runTurn(services: TurnServices, input: TurnInput, options: RunTurnOptions): Promise<TurnResult> {
-  const { controller, dispose } = options.signal ? linkedController(options.signal) : { controller: new AbortController(), dispose: () => {} };
+  const { controller, dispose: unlinkCaller } = options.signal ? linkedController(options.signal) : { controller: new AbortController(), dispose: () => {} };
+  let unlinkClose = () => {};
+  const dispose = () => {
+    unlinkCaller();
+    unlinkClose();
+  };
   const signal = controller.signal;
   // postReview handlers run in parallel and each listens to the turn signal.
   setMaxListeners(0, signal);
@@ -107,8 +120,13 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     const reviewed = await runWaterfall(services.hooks.get('review'), { text: actor.text }, state, services.runner);
     if (signal.aborted) throw abortReason(signal);
 
+    // The point of no return (no await since the check above): from here the caller's signal (a
+    // closed browser tab) no longer cancels anything; only the harness's close deadline does.
+    unlinkCaller();
+    unlinkClose = followAbort(services.afterCommit, controller);
     state.queue(TURN_COMMITTED, { input: input.text, reply: reviewed.text, ...(actor.usage ? { usage: actor.usage } : {}), ...(actor.reasoning ? { reasoning: actor.reasoning } : {}) } satisfies TurnCommittedData, {
       ignorable: false,
+      key: TURN_COMMITTED_KEY,
     });
     const commitEvents = await state.flush();
     committed = true;
@@ -116,12 +134,15 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     const commitEvent = commitEvents[commitEvents.length - 1];
     if (!commitEvent) throw new Error('session log returned no events for the commit');
 
+    const postReview = services.hooks.get('postReview');
     const postReviewErrors = await runIsolated(
-      services.hooks.get('postReview'),
+      postReview,
       { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, commitEvent, ...(actor.usage ? { usage: actor.usage } : {}) },
       state,
       services.runner,
     );
+    // Written with the handlers' own events, so "done" and what they recorded land together.
+    if (postReview.length > 0) state.queue(POST_REVIEW_DONE, { failed: postReviewErrors.length }, { key: postReviewDoneKey(turnId, step) });
     const laterEvents = await state.flush();
     return {
       turnId,

@@ -1,0 +1,116 @@
+import { abortReason } from '../abort.js';
+import { describeError } from '../errors.js';
+import { runIsolated } from '../hooks/hook-runner.js';
+import type { TurnServices } from './run-turn.js';
+import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
+import { TurnState } from './turn-state.js';
+
+// A committed turn's postReview work (e.g. the story continuity write-back) must happen exactly
+// once even when the process dies after the commit. The kernel records when it has finished with
+// a `kernel/post-review-done` event; a committed turn without one is finished later, from the
+// committed reply in the session log: before the session's next turn, or when an app asks at
+// start-up. Handlers make their own writes idempotent (the story plugin settles by marker).
+
+/** Key of every `kernel/turn-committed` event, so the latest commit is one indexed lookup. */
+export const TURN_COMMITTED_KEY = 'turn';
+
+/** Type of the event that records that a committed turn's postReview handlers have run. */
+export const POST_REVIEW_DONE = 'kernel/post-review-done';
+
+/**
+ * The key of a turn's `kernel/post-review-done` event.
+ * @param turnId - the turn
+ * @param step - its committed step
+ * @returns `${turnId}:${step}`
+ */
+export function postReviewDoneKey(turnId: string, step: number): string {
+  return `${turnId}:${step}`;
+}
+
+/**
+ * Finds the session's latest committed turn and, when its postReview handlers never finished
+ * (the process died, or `close()` cut them at its deadline), runs them now with the committed
+ * input and reply, then records `kernel/post-review-done`. Only the latest commit can be pending:
+ * a session's next turn finishes it before it runs.
+ * @param services - the harness's services
+ * @param sessionId - the session
+ * @param signal - aborts the handlers (the harness's close deadline)
+ * @returns true when a turn was finished now
+ * @throws the abort reason when `signal` aborts (nothing is recorded, so the next start retries)
+ */
+export async function finishCommittedTurn(services: TurnServices, sessionId: string, signal: AbortSignal): Promise<boolean> {
+  const handlers = services.hooks.get('postReview');
+  if (handlers.length === 0) return false; // nothing ever waits for a turn's postReview
+  const commit = await services.sessionLog.findLatest(sessionId, { type: TURN_COMMITTED, key: TURN_COMMITTED_KEY });
+  if (!commit) return false;
+  const done = await services.sessionLog.findLatest(sessionId, { type: POST_REVIEW_DONE, key: postReviewDoneKey(commit.turnId, commit.step) });
+  if (done) return false;
+  const data = commit.data as Partial<TurnCommittedData> | null;
+  if (typeof data?.input !== 'string' || typeof data.reply !== 'string') return false; // a hand-edited log: nothing to finish from
+  const history = await services.histories.history(sessionId, commit.turnId);
+  const state = new TurnState({
+    turnId: commit.turnId,
+    sessionId,
+    step: commit.step,
+    input: { sessionId, text: data.input, turnId: commit.turnId, step: commit.step },
+    scenario: services.scenario,
+    history,
+    signal,
+    sessionLog: services.sessionLog,
+    models: services.models,
+    clock: services.clock,
+    background: services.background,
+  });
+  const turn = {
+    turnId: commit.turnId,
+    sessionId,
+    step: commit.step,
+    input: data.input,
+    reply: data.reply,
+    // The actor's exact prompt is not in the log; handlers see the conversation it was built from.
+    prepared: { history: [...history, { role: 'user' as const, content: data.input }] },
+    commitEvent: commit,
+    resumed: true as const,
+  };
+  const errors = await runIsolated(handlers, turn, state, services.runner);
+  state.queue(POST_REVIEW_DONE, { resumed: true, failed: errors.length }, { key: postReviewDoneKey(commit.turnId, commit.step) });
+  await state.flush();
+  services.logger.info('finished the postReview work of a committed turn', { sessionId, turnId: commit.turnId, step: commit.step, failed: errors.length });
+  return true;
+}
+
+/**
+ * Like {@link finishCommittedTurn}, but a failure other than cancellation is logged and swallowed:
+ * it must never keep the session's next turn from running.
+ * @param services - the harness's services
+ * @param sessionId - the session
+ * @param signal - the harness's close deadline
+ * @returns true when a turn was finished now
+ * @throws the abort reason when `signal` aborts
+ */
+export async function finishCommittedTurnQuietly(services: TurnServices, sessionId: string, signal: AbortSignal): Promise<boolean> {
+  try {
+    return await finishCommittedTurn(services, sessionId, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    services.logger.error('could not finish a committed turn', { sessionId, error: describeError(error) });
+    return false;
+  }
+}
+
+
+/**
+ * Makes `controller` abort (with the same reason) when `signal` does.
+ * @param signal - the signal to follow
+ * @param controller - the controller to abort
+ * @returns a function that stops following
+ */
+export function followAbort(signal: AbortSignal, controller: AbortController): () => void {
+  if (signal.aborted) {
+    controller.abort(abortReason(signal));
+    return () => {};
+  }
+  const onAbort = () => controller.abort(abortReason(signal));
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
+}
