@@ -12,7 +12,7 @@ export function ConflictBanner({ editor }: { editor: WorkspaceEditor }) {
         <button type="button" data-testid="conflict-reload" onClick={() => void editor.reloadKeepingEdits()}>
           载入最新版本并保留我的修改 Reload, keep my edits
         </button>
-        <button type="button" className="secondary" onClick={() => void editor.reloadDiscardingEdits()}>
+        <button type="button" className="secondary" data-testid="conflict-discard" onClick={() => void editor.reloadDiscardingEdits()}>
           放弃我的修改 Discard mine
         </button>
       </div>

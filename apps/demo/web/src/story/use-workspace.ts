@@ -24,22 +24,39 @@ export interface WorkspaceEditor {
   readonly busy: boolean;
 }
 
+/**
+ * An unsaved edit and the revision it was started from. A reload (after a turn, or when another
+ * tab saved) shows the latest workspace but never moves a draft's base: saving a draft after
+ * anything changed is refused by the server and shows the conflict banner, so neither side is
+ * lost without the player choosing.
+ */
+interface Draft {
+  readonly text: string;
+  readonly base: number;
+}
+
 /** State and actions of the story editor for one workspace. */
 export function useWorkspace(storyId: string | null, refreshKey: number, onSaved: () => void): WorkspaceEditor {
   const [ws, setWs] = useState<StoryWorkspace | null>(null);
-  const [drafts, setDrafts] = useState<Readonly<Record<string, string>>>({});
+  const [drafts, setDrafts] = useState<Readonly<Record<string, Draft>>>({});
   const [conflict, setConflict] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const load = useCallback(async () => {
-    if (!storyId) return setWs(null);
+  const load = useCallback(async (): Promise<StoryWorkspace | null> => {
+    if (!storyId) {
+      setWs(null);
+      return null;
+    }
     try {
-      setWs(await api<StoryWorkspace>('GET', `/api/stories/${storyId}`));
+      const latest = await api<StoryWorkspace>('GET', `/api/stories/${storyId}`);
+      setWs(latest);
       setError(null);
+      return latest;
     } catch (e) {
       setError((e as Error).message);
+      return null;
     }
   }, [storyId]);
 
@@ -49,18 +66,25 @@ export function useWorkspace(storyId: string | null, refreshKey: number, onSaved
     setConflict(null);
     setNotice(null);
   }, [storyId]);
-  // Reload after turns (continuity appends to history and proposals) unless the player is mid-edit.
+  // Reload after turns (continuity appends to history and proposals); unsaved drafts keep their base.
   // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey is the trigger
   useEffect(() => {
     void load();
   }, [load, refreshKey]);
 
-  const attempt = async (run: () => Promise<StoryWorkspace>, done: string): Promise<boolean> => {
+  // After our own save from `base`, drafts started at `base` saw everything but our own change: they
+  // move to the new revision. Drafts from an older revision keep it (their save must conflict).
+  const rebase = (base: number, next: number) =>
+    setDrafts((current) => Object.fromEntries(Object.entries(current).map(([path, draft]) => [path, draft.base === base ? { ...draft, base: next } : draft])));
+
+  const attempt = async (base: number, run: () => Promise<StoryWorkspace>, done: string): Promise<boolean> => {
     setBusy(true);
     setError(null);
     setNotice(null);
     try {
-      setWs(await run());
+      const saved = await run();
+      setWs(saved);
+      rebase(base, saved.revision);
       setConflict(null);
       setNotice(done);
       onSaved();
@@ -76,24 +100,33 @@ export function useWorkspace(storyId: string | null, refreshKey: number, onSaved
 
   return {
     ws,
-    text: (path) => drafts[path] ?? ws?.files[path] ?? '',
-    isDirty: (path) => drafts[path] !== undefined && drafts[path] !== (ws?.files[path] ?? ''),
-    edit: (path, text) => setDrafts((d) => ({ ...d, [path]: text })),
+    text: (path) => drafts[path]?.text ?? ws?.files[path] ?? '',
+    isDirty: (path) => drafts[path] !== undefined && drafts[path].text !== (ws?.files[path] ?? ''),
+    edit: (path, text) =>
+      setDrafts((d) => {
+        const base = d[path]?.base ?? ws?.revision;
+        return base === undefined ? d : { ...d, [path]: { text, base } };
+      }),
     save: async (paths) => {
       if (!ws) return false;
-      const files = Object.fromEntries(paths.filter((p) => drafts[p] !== undefined).map((p) => [p, drafts[p] as string]));
-      if (Object.keys(files).length === 0) return true;
-      const ok = await attempt(() => api('PUT', `/api/stories/${ws.id}/files`, { baseRevision: ws.revision, files }), '已保存 Saved');
+      const chosen = paths.map((p) => [p, drafts[p]] as const).filter((entry): entry is readonly [string, Draft] => entry[1] !== undefined);
+      if (chosen.length === 0) return true;
+      const files = Object.fromEntries(chosen.map(([p, draft]) => [p, draft.text]));
+      // The oldest revision any of these drafts started from: a change since then is a conflict.
+      const base = Math.min(...chosen.map(([, draft]) => draft.base));
+      const ok = await attempt(base, () => api('PUT', `/api/stories/${ws.id}/files`, { baseRevision: base, files }), '已保存 Saved');
       if (ok) setDrafts((d) => Object.fromEntries(Object.entries(d).filter(([p]) => !(p in files))));
       return ok;
     },
-    change: (run) => (ws ? attempt(() => run(ws.revision), '已保存 Saved') : Promise.resolve(false)),
+    change: (run) => (ws ? attempt(ws.revision, () => run(ws.revision), '已保存 Saved') : Promise.resolve(false)),
     conflict,
     error,
     notice,
     busy,
     reloadKeepingEdits: async () => {
-      await load();
+      const latest = await load();
+      // The player chose to keep their edits over what changed: they now apply to the latest revision.
+      if (latest) setDrafts((d) => Object.fromEntries(Object.entries(d).map(([path, draft]) => [path, { ...draft, base: latest.revision }])));
       setConflict(null);
       setNotice('已载入最新版本；你未保存的修改仍在编辑框里（标记为“未保存”），核对后再次保存即可重新应用。Latest version loaded; your unsaved edits are kept — review them and save again.');
     },
