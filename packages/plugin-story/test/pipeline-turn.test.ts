@@ -75,6 +75,6 @@ describe('the story turn pipeline', () => {
     const result = await harness.runTurn({ sessionId: 's1', text: 'hi', turnId: 't1' });
     expect(model.calls.map((c) => c.meta.stage)).toEqual(['actor']);
     expect(drafts).toEqual([undefined]);
-    expect(result.events.map((e) => e.type)).toEqual(['kernel/turn-committed']);
+    expect(result.events.map((e) => e.type)).toEqual(['kernel/turn-committed', 'kernel/post-review-done']);
   });
 });
