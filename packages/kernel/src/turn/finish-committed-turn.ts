@@ -47,7 +47,7 @@ export async function finishCommittedTurn(services: TurnServices, sessionId: str
   if (done) return false;
   const data = commit.data as Partial<TurnCommittedData> | null;
   if (typeof data?.input !== 'string' || typeof data.reply !== 'string') return false; // a hand-edited log: nothing to finish from
-  const history = await services.histories.history(sessionId, commit.turnId);
+  const { messages: history } = await services.histories.history(sessionId, commit.turnId, services.maxHistoryTurns);
   const state = new TurnState({
     turnId: commit.turnId,
     sessionId,
