@@ -68,6 +68,7 @@ describe.runIf(!skipBrowser)('unsaved drafts in headless Chromium', () => {
       expect((await fx.demo.workspaces.read('draft-turn')).files['outline.md']).toBe('# 原大纲\n');
       // The player chooses: reload keeping the draft, then save it on the latest revision.
       await tab.getByTestId('conflict-reload').click();
+      await tab.getByTestId('conflict').waitFor({ state: 'detached' }); // the latest revision is loaded
       expect(await outline(tab).inputValue()).toBe('# 我的草稿\n');
       await tab.getByTestId('save-outline.md').click();
       await expect.poll(async () => (await fx.demo.workspaces.read('draft-turn')).files['outline.md']).toBe('# 我的草稿\n');
