@@ -1,4 +1,4 @@
-import { type ActivatedWorldInfoEntry, type PluginDefinition, type TurnContext, type TurnTokenBudget, contextKeys, definePlugin, throwIfAborted } from '@troupe/kernel';
+import { type ActivatedWorldInfoEntry, type PluginDefinition, type TurnContext, contextKeys, definePlugin, throwIfAborted } from '@troupe/kernel';
 import * as z from 'zod';
 import { type WorldInfoActivation, activateWorldInfo } from './activate.js';
 import type { Lorebook } from './entry.js';
@@ -31,6 +31,11 @@ export type BookSource = (turn: TurnContext) => readonly Lorebook[] | TurnBooks 
 export interface LorebookPluginOptions {
   /** Books for every turn, or a function that picks them per turn. */
   readonly books: readonly Lorebook[] | BookSource;
+  /**
+   * Activation settings. Without `budgetTokens`, `budgetPercent` or `contextSize` here, the budget
+   * is the turn's `contextKeys.tokenBudget.worldInfoTokens` (the kernel's share for world info) when
+   * the kernel provides one; tokens are counted with its calibrated counter either way.
+   */
   readonly settings?: WorldInfoSettingsInput;
   /** Names for `{{user}}`/`{{char}}` in keys and for `includeNames` (a {@link TurnBooks} `names` wins). */
   readonly names?: LoreNames;
@@ -77,16 +82,18 @@ function placeable(activation: WorldInfoActivation): ActivatedWorldInfoEntry[] {
     .map(({ id, book, uid, comment, content, position, order, depth, role }) => ({ id, book, uid, comment, content, position, order, depth, role }));
 }
 
-// World info has its own budget inside the chat's context budget: the kernel's
-// `contextKeys.tokenBudget` gives the chat's context size (unless the plugin was given one) and the
-// actor model's calibrated token counter, so entries are counted as the prompt will be.
-function worldInfoBudgetFrom(config: Config, budget: TurnTokenBudget | undefined, explicitContextSize: boolean) {
-  if (!budget) return config.settings !== undefined ? { settings: config.settings } : {};
-  const settings = explicitContextSize ? config.settings : { ...config.settings, contextSize: budget.contextTokens };
-  return { ...(settings !== undefined ? { settings } : {}), countTokens: budget.countText };
+// The turn's token budget (the kernel's, from the chat's settings) unless the plugin was given a
+// budget of its own: world info then takes the kernel's world-info share, counted with the
+// actor model's calibrated counter.
+function budgetFor(config: Config, ownBudget: boolean, turn: TurnContext): { settings?: WorldInfoSettingsInput; countTokens?: (text: string) => number } {
+  const kernel = turn.get(contextKeys.tokenBudget);
+  if (!kernel) return config.settings !== undefined ? { settings: config.settings } : {};
+  const countTokens = (text: string) => kernel.countText(text);
+  if (ownBudget) return { ...(config.settings !== undefined ? { settings: config.settings } : {}), countTokens };
+  return { settings: { ...config.settings, contextSize: kernel.contextTokens, budgetTokens: Math.max(1, kernel.worldInfoTokens) }, countTokens };
 }
 
-async function activateForTurn(config: Config, turn: TurnContext, explicitContextSize: boolean): Promise<void> {
+async function activateForTurn(config: Config, ownBudget: boolean, turn: TurnContext): Promise<void> {
   const picked = typeof config.books === 'function' ? await config.books(turn) : (config.books as readonly Lorebook[]);
   throwIfAborted(turn.signal);
   const books = Array.isArray(picked) ? (picked as readonly Lorebook[]) : (picked as TurnBooks).books;
@@ -101,7 +108,7 @@ async function activateForTurn(config: Config, turn: TurnContext, explicitContex
     state,
     // Reproducible per chat position: replaying a chat rolls the same dice.
     seed: `${turn.sessionId}:${turn.history.length}`,
-    ...worldInfoBudgetFrom(config, turn.get(contextKeys.tokenBudget), explicitContextSize),
+    ...budgetFor(config, ownBudget, turn),
     ...(names !== undefined ? { names } : {}),
   });
   turn.set(contextKeys.worldInfo, { entries: placeable(activation) });
@@ -131,8 +138,9 @@ export function lorebookPlugin(options: LorebookPluginOptions): PluginDefinition
     config: options,
     setup(ctx) {
       const config = ctx.config;
-      const explicitContextSize = options.settings?.contextSize !== undefined;
-      ctx.hooks.preActor({ order: 'pre', degradable: false, handler: (_input, turn) => activateForTurn(config, turn, explicitContextSize) });
+      const own = options.settings;
+      const ownBudget = own !== undefined && (own.budgetTokens !== undefined || own.budgetPercent !== undefined || own.contextSize !== undefined);
+      ctx.hooks.preActor({ order: 'pre', degradable: false, handler: (_input, turn) => activateForTurn(config, ownBudget, turn) });
     },
   });
 }

@@ -93,6 +93,26 @@ describe('lorebookPlugin', () => {
     await harness.close();
   });
 
+  it("takes the kernel's world-info share of the turn's token budget unless given a budget of its own", async () => {
+    const big = book(
+      [
+        { key: ['k'], order: 2, content: 'first entry with some words in it' },
+        { key: ['k'], order: 1, content: 'second entry with some words in it' },
+      ],
+      'big',
+    );
+    const limits = async (plugin: ReturnType<typeof lorebookPlugin>) => {
+      const { harness } = await createTestHarness({ plugins: [plugin], model: new ScriptedChatModel({ byStage: { actor: ['a'] } }), scenario: { tokenBudget: { contextTokens: 4000, worldInfoTokens: 14 } } });
+      const turn = await harness.runTurn({ sessionId: 's6', text: 'k' });
+      await harness.close();
+      const data = turn.events.find((e) => e.type === LOREBOOK_ACTIVATED_EVENT)?.data as ActivatedEventData;
+      return { limit: data.budget.limit, fired: data.entries.length };
+    };
+    expect(await limits(lorebookPlugin({ books: [big] }))).toEqual({ limit: 14, fired: 1 });
+    expect(await limits(lorebookPlugin({ books: [big], settings: { budgetTokens: 500 } }))).toEqual({ limit: 500, fired: 2 });
+    expect(await limits(lorebookPlugin({ books: [big], settings: { budgetPercent: 50 } }))).toEqual({ limit: 4096, fired: 2 });
+  });
+
   it('invalid options fail at boot', async () => {
     await expect(createTestHarness({ plugins: [lorebookPlugin({ books: [lore], settings: { scanDepth: -2 } })] })).rejects.toMatchObject({ code: 'KERNEL_PLUGIN_CONFIG_INVALID' });
   });
