@@ -1,10 +1,9 @@
 import type { ActivatedWorldInfoEntry, WorldInfoPosition } from '@troupe/kernel';
 import { type ActivateWorldInfoInput, checkActivationInput } from './activation-input.js';
 import type { Candidate } from './candidate.js';
-import type { Lorebook } from './entry.js';
+import type { Lorebook, WorldInfoEntry } from './entry.js';
 import { type GroupLoss, filterInclusionGroups } from './inclusion-groups.js';
 import { keyScore, matchEntryKeys } from './key-logic.js';
-import type { MatchOptions } from './match/match-key.js';
 import { ScanBuffer } from './scan-buffer.js';
 import { seededRandom } from './seeded-random.js';
 import { type WorldInfoSettings, worldInfoBudget } from './settings.js';
@@ -58,43 +57,71 @@ export interface WorldInfoActivation {
 
 const POSITIONS: readonly WorldInfoPosition[] = ['before', 'after', 'authorsNoteTop', 'authorsNoteBottom', 'examplesTop', 'examplesBottom', 'atDepth'];
 
-function defaultSubstitute(names: ActivateWorldInfoInput['names']): (text: string) => string {
+interface Substitution {
+  readonly apply: (text: string) => string;
+  /** Identifies the substitution for caching prepared keys; undefined when it cannot be cached. */
+  readonly tag: string | undefined;
+}
+
+function defaultSubstitute(names: ActivateWorldInfoInput['names']): Substitution {
   const user = names?.user;
   const char = names?.char;
-  if (user === undefined && char === undefined) return (text) => text;
-  return (text) => {
-    if (!text.includes('{{')) return text;
-    let out = text;
-    if (user !== undefined) out = out.replace(/\{\{user\}\}/gi, user);
-    if (char !== undefined) out = out.replace(/\{\{char\}\}/gi, char);
-    return out;
+  if (user === undefined && char === undefined) return { apply: (text) => text, tag: '' };
+  return {
+    apply: (text) => {
+      if (!text.includes('{{')) return text;
+      let out = text;
+      if (user !== undefined) out = out.replace(/\{\{user\}\}/gi, user);
+      if (char !== undefined) out = out.replace(/\{\{char\}\}/gi, char);
+      return out;
+    },
+    tag: `${user ?? ''}\u0000${char ?? ''}`,
   };
+}
+
+// Keys after substitution, per entry and names: a book is scanned every turn with the same names.
+const preparedKeys = new WeakMap<WorldInfoEntry, { tag: string; keys: readonly string[]; secondaryKeys: readonly string[] }>();
+
+function keysOf(entry: WorldInfoEntry, substitution: Substitution): { keys: readonly string[]; secondaryKeys: readonly string[] } {
+  const { tag } = substitution;
+  const cached = tag === undefined ? undefined : preparedKeys.get(entry);
+  if (cached !== undefined && cached.tag === tag) return cached;
+  const prepare = (keys: readonly string[]) => keys.map((key) => substitution.apply(key).trim()).filter((key) => key !== '');
+  const prepared = { tag: tag ?? '', keys: prepare(entry.keys), secondaryKeys: prepare(entry.secondaryKeys) };
+  if (tag !== undefined) preparedKeys.set(entry, prepared);
+  return prepared;
 }
 
 // ST's getSortedEntries: chat lore first, then character and global lore by the strategy, each
 // group by descending order (stable, so a book's own entry order breaks ties).
-function sortCandidates(books: readonly Lorebook[], settings: WorldInfoSettings, substitute: (text: string) => string): Candidate[] {
-  const byOrder = (list: Omit<Candidate, 'rank'>[]) => list.sort((a, b) => b.entry.order - a.entry.order);
-  const collect = (scope: 'chat' | 'character' | 'global') =>
-    books
-      .filter((book) => (book.scope ?? 'global') === scope)
-      .flatMap((book) =>
-        book.entries.map((entry) => ({
-          id: `${book.name}.${entry.uid}`,
-          book,
-          entry,
-          keys: entry.keys.map((key) => substitute(key).trim()).filter((key) => key !== ''),
-          secondaryKeys: entry.secondaryKeys.map((key) => substitute(key).trim()).filter((key) => key !== ''),
-        })),
-      );
+function sortCandidates(books: readonly Lorebook[], settings: WorldInfoSettings, substitution: Substitution): Candidate[] {
+  type Item = { readonly book: Lorebook; readonly entry: WorldInfoEntry };
+  const byOrder = (list: Item[]) => list.sort((a, b) => b.entry.order - a.entry.order);
+  const collect = (scope: 'chat' | 'character' | 'global'): Item[] => {
+    const items: Item[] = [];
+    for (const book of books) if ((book.scope ?? 'global') === scope) for (const entry of book.entries) items.push({ book, entry });
+    return items;
+  };
   const chat = byOrder(collect('chat'));
   const character = collect('character');
   const global = collect('global');
-  let rest: Omit<Candidate, 'rank'>[];
+  let rest: Item[];
   if (settings.insertionStrategy === 'evenly') rest = byOrder([...global, ...character]);
   else if (settings.insertionStrategy === 'globalFirst') rest = [...byOrder(global), ...byOrder(character)];
   else rest = [...byOrder(character), ...byOrder(global)];
-  return [...chat, ...rest].map((candidate, rank) => ({ ...candidate, rank }));
+  return [...chat, ...rest].map(({ book, entry }, rank) => {
+    const { keys, secondaryKeys } = keysOf(entry, substitution);
+    return {
+      id: `${book.name}.${entry.uid}`,
+      book,
+      entry,
+      rank,
+      keys,
+      secondaryKeys,
+      options: { caseSensitive: entry.caseSensitive ?? settings.caseSensitive, matchWholeWords: entry.matchWholeWords ?? settings.matchWholeWords },
+      scanDepth: entry.scanDepth ?? settings.scanDepth,
+    };
+  });
 }
 
 function scanTexts(input: ActivateWorldInfoInput, settings: WorldInfoSettings): string[] {
@@ -127,10 +154,11 @@ function scanTexts(input: ActivateWorldInfoInput, settings: WorldInfoSettings): 
  */
 export function activateWorldInfo(input: ActivateWorldInfoInput): WorldInfoActivation {
   const { settings, state } = checkActivationInput(input);
-  const substitute = input.substitute ?? defaultSubstitute(input.names);
+  const substitution: Substitution = input.substitute ? { apply: input.substitute, tag: undefined } : defaultSubstitute(input.names);
+  const substitute = substitution.apply;
   const countTokens = input.countTokens ?? estimateTokens;
   const random = seededRandom(input.seed ?? 0);
-  const candidates = sortCandidates(input.books, settings, substitute);
+  const candidates = sortCandidates(input.books, settings, substitution);
   const byId = new Map(candidates.map((candidate) => [candidate.id, candidate.entry] as const));
   // The chat's length counts the current input, as ST's chat already holds the user's message.
   const timed = new TimedEffects(state, input.messages.length + 1, byId);
@@ -150,11 +178,7 @@ export function activateWorldInfo(input: ActivateWorldInfoInput): WorldInfoActiv
   let pass = 0;
   let used = 0;
   let exhausted = false;
-  const options = (candidate: Candidate): MatchOptions => ({
-    caseSensitive: candidate.entry.caseSensitive ?? settings.caseSensitive,
-    matchWholeWords: candidate.entry.matchWholeWords ?? settings.matchWholeWords,
-  });
-  const scanOf = (candidate: Candidate) => buffer.get(candidate.entry.scanDepth ?? settings.scanDepth);
+  const scanOf = (candidate: Candidate) => buffer.get(candidate.scanDepth);
 
   for (;;) {
     if (settings.maxRecursionSteps > 0 && pass >= settings.maxRecursionSteps) break;
@@ -183,7 +207,7 @@ export function activateWorldInfo(input: ActivateWorldInfoInput): WorldInfoActiv
         continue;
       }
       if (candidate.keys.length === 0) continue;
-      const match = matchEntryKeys(candidate, scanOf(candidate), options(candidate));
+      const match = matchEntryKeys(candidate, scanOf(candidate), candidate.options);
       if (match) matched.push({ candidate, reason: 'key', ...match });
     }
 
@@ -195,7 +219,7 @@ export function activateWorldInfo(input: ActivateWorldInfoInput): WorldInfoActiv
       matched.map((item) => item.candidate),
       {
         isSticky,
-        score: (candidate) => keyScore(candidate, scanOf(candidate), options(candidate)),
+        score: (candidate) => keyScore(candidate, scanOf(candidate), candidate.options),
         groupTaken: (group) => activatedGroups.has(group),
         useGroupScoring: settings.useGroupScoring,
         random,

@@ -65,8 +65,38 @@ const EntrySchema = z.looseObject({
   decorators: z.array(z.string()),
 });
 
+const BookShellSchema = z.looseObject({ name: z.string().min(1).max(256), scope: z.enum(['chat', 'character', 'global']).optional(), entries: z.array(z.unknown()).max(10_000) });
+const EntriesSchema = z.array(EntrySchema);
+
+// Entry lists already validated. Only deeply frozen lists are remembered (the importers freeze
+// what they return), so a list that could have changed since is validated again.
+const validatedEntries = new WeakSet<readonly unknown[]>();
+
+function isDeeplyFrozen(entries: readonly unknown[]): boolean {
+  if (!Object.isFrozen(entries)) return false;
+  for (const entry of entries as readonly Record<string, unknown>[]) {
+    if (!Object.isFrozen(entry)) return false;
+    for (const field of ['keys', 'secondaryKeys', 'groups', 'decorators']) if (!Object.isFrozen(entry[field])) return false;
+  }
+  return true;
+}
+
+function entryIssues(books: readonly { entries: readonly unknown[] }[]): { path: PropertyKey[]; message: string }[] {
+  const issues: { path: PropertyKey[]; message: string }[] = [];
+  books.forEach((book, index) => {
+    if (validatedEntries.has(book.entries)) return;
+    const parsed = EntriesSchema.safeParse(book.entries);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) issues.push({ path: ['books', index, 'entries', ...issue.path], message: issue.message });
+      return;
+    }
+    if (isDeeplyFrozen(book.entries)) validatedEntries.add(book.entries);
+  });
+  return issues;
+}
+
 const InputSchema = z.object({
-  books: z.array(z.looseObject({ name: z.string().min(1).max(256), scope: z.enum(['chat', 'character', 'global']).optional(), entries: z.array(EntrySchema).max(10_000) })).max(100),
+  books: z.array(BookShellSchema).max(100),
   messages: z.array(z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string(), name: z.string().optional() })),
   input: z.string(),
   settings: WorldInfoSettingsSchema.optional(),
@@ -90,8 +120,9 @@ export interface CheckedInput {
  */
 export function checkActivationInput(input: ActivateWorldInfoInput): CheckedInput {
   const parsed = InputSchema.safeParse(input);
-  if (!parsed.success) {
-    const described = describeZodIssues(parsed.error.issues);
+  const issues = parsed.success ? entryIssues(input.books) : parsed.error.issues;
+  if (!parsed.success || issues.length > 0) {
+    const described = describeZodIssues(issues);
     throw new LorebookError('LOREBOOK_INPUT_INVALID', `Invalid world-info activation input: ${described.summary}`, described.issues);
   }
   const names = new Set<string>();

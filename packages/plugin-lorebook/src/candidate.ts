@@ -1,5 +1,5 @@
-import type { WorldInfoEntry } from './entry.js';
-import type { Lorebook } from './entry.js';
+import type { Lorebook, WorldInfoEntry } from './entry.js';
+import type { MatchOptions } from './match/match-key.js';
 
 /** An entry as one activation handles it: with its book, id and place in the scan order. */
 export interface Candidate {
@@ -12,4 +12,8 @@ export interface Candidate {
   /** Primary keys after macro substitution. */
   readonly keys: readonly string[];
   readonly secondaryKeys: readonly string[];
+  /** Case sensitivity and whole-word matching: the entry's own, else the global settings. */
+  readonly options: MatchOptions;
+  /** Scan depth: the entry's own, else the global setting. */
+  readonly scanDepth: number;
 }

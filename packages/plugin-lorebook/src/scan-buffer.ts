@@ -1,4 +1,4 @@
-import { type MatchOptions, matchKey } from './match/match-key.js';
+import { type MatchOptions, matchKey, prepareKey, wordsOf } from './match/match-key.js';
 import { parseRegexKey } from './match/regex-key.js';
 
 interface Memo {
@@ -14,6 +14,9 @@ interface Memo {
 export class ScanText {
   readonly #parts: string[] = [];
   readonly #folded: string[] = [];
+  // Per part, built on first use: its words as written and lower-cased.
+  readonly #words: (Set<string> | undefined)[] = [];
+  readonly #foldedWords: (Set<string> | undefined)[] = [];
   #joined: string | undefined;
   // Per options (case × whole words): key → whether found, and in how many parts it was looked for.
   readonly #memo = [new Map<string, Memo>(), new Map<string, Memo>(), new Map<string, Memo>(), new Map<string, Memo>()];
@@ -33,6 +36,16 @@ export class ScanText {
     this.#parts.push(part);
     this.#folded.push(part.toLowerCase());
     this.#joined = undefined;
+  }
+
+  #wordsOf(index: number, caseSensitive: boolean): Set<string> {
+    const cache = caseSensitive ? this.#words : this.#foldedWords;
+    let words = cache[index];
+    if (words === undefined) {
+      words = wordsOf((caseSensitive ? this.#parts : this.#folded)[index] ?? '');
+      cache[index] = words;
+    }
+    return words;
   }
 
   /** The whole text, as ST scans it. */
@@ -57,9 +70,13 @@ export class ScanText {
       memo = { found: false, checked: 0 };
       memos.set(key, memo);
     }
+    // A one-word key under whole-word matching is a set lookup, not a search of the text.
+    const prepared = prepareKey(key);
+    const byWord = options.matchWholeWords && (options.caseSensitive ? prepared.singleWord : prepared.foldedSingleWord);
+    const needle = options.caseSensitive ? key : prepared.folded;
     while (!memo.found && memo.checked < this.#parts.length) {
-      const part = this.#parts[memo.checked]!;
-      memo.found = matchKey(part, key, options, this.#folded[memo.checked]);
+      const index = memo.checked;
+      memo.found = byWord ? this.#wordsOf(index, options.caseSensitive).has(needle) : matchKey(this.#parts[index]!, key, options, this.#folded[index]);
       memo.checked++;
     }
     return memo.found;

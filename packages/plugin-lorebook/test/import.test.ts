@@ -146,5 +146,9 @@ describe('activation input at the boundary', () => {
     expect(codeOf(() => activateWorldInfo({ books: [book], messages: [], input: '', settings: { scanDepth: -1 } }))).toBe('LOREBOOK_INPUT_INVALID');
     expect(codeOf(() => activateWorldInfo({ books: [book], messages: [], input: '', settings: { unknown: 1 } as never }))).toBe('LOREBOOK_INPUT_INVALID');
     expect(codeOf(() => activateWorldInfo({ books: [book, book], messages: [], input: '' }))).toBe('LOREBOOK_DUPLICATE_BOOK');
+    // A hand-built book is checked entry by entry, every time (only frozen books are checked once).
+    const handBuilt = { name: 'hand', entries: [{ ...book.entries[0]!, keys: [42] }] } as never;
+    expect(codeOf(() => activateWorldInfo({ books: [handBuilt], messages: [], input: '' }))).toBe('LOREBOOK_INPUT_INVALID');
+    expect(Object.isFrozen(book.entries[0])).toBe(true);
   });
 });

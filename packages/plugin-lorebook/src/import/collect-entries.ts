@@ -42,7 +42,20 @@ export function collectEntries(name: string, scope: LorebookScope, items: readon
     const described = describeZodIssues(issues);
     throw new LorebookError('LOREBOOK_INVALID', `Invalid world info "${name}": ${described.summary}`, described.issues);
   }
-  return { book: { name, scope, entries }, skipped };
+  // Frozen: a book is shared by every turn that uses it, and activation validates a frozen book
+  // only once.
+  const frozen = Object.freeze(entries.map(freezeEntry));
+  return { book: Object.freeze({ name, scope, entries: frozen }), skipped: Object.freeze(skipped) };
+}
+
+function freezeEntry(entry: WorldInfoEntry): WorldInfoEntry {
+  return Object.freeze({
+    ...entry,
+    keys: Object.freeze([...entry.keys]),
+    secondaryKeys: Object.freeze([...entry.secondaryKeys]),
+    groups: Object.freeze([...entry.groups]),
+    decorators: Object.freeze([...entry.decorators]),
+  });
 }
 
 /** Book-level name field, when the file carries one. */

@@ -8,8 +8,33 @@ export interface MatchOptions {
 
 // Scripts written without spaces between words: a whole-word rule cannot ask for a boundary
 // next to these, or no Chinese or Japanese key would ever match inside a sentence.
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}\u3000-\u303f\uff00-\uffef]/u;
+const UNSPACED_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}\\p{Script=Tibetan}\\u3000-\\u303f\\uff00-\\uffef';
+const UNSPACED = new RegExp(`[${UNSPACED_CLASS}]`, 'u');
 const WORD = /[\p{L}\p{N}\p{M}_]/u;
+// A maximal run of word characters as `isWordChar` defines them (letters, digits, marks, `_`,
+// outside the unspaced scripts).
+const WORD_RUN_SOURCE = `[[\\p{L}\\p{N}\\p{M}_]--[${UNSPACED_CLASS}]]+`;
+const SINGLE_WORD = new RegExp(`^${WORD_RUN_SOURCE}$`, 'v');
+
+/**
+ * The distinct words of a text (maximal runs of word characters). A key that is one such word
+ * occurs as a whole word exactly when it is in this set, so a scan can look keys up instead of
+ * searching the text once per key.
+ * @param text - any text
+ * @returns the set of words
+ */
+export function wordsOf(text: string): Set<string> {
+  return new Set(text.match(new RegExp(WORD_RUN_SOURCE, 'gv')) ?? []);
+}
+
+/**
+ * True when a key is a single word (only word characters), so {@link wordsOf} decides a
+ * whole-word match for it.
+ * @param key - a plain key
+ */
+export function isSingleWord(key: string): boolean {
+  return SINGLE_WORD.test(key);
+}
 const ASCII_WORD = /[A-Za-z0-9_]/;
 
 function isWordChar(char: string | undefined): boolean {
@@ -32,9 +57,13 @@ function codePointAt(text: string, index: number): string | undefined {
 }
 
 /** A plain key prepared once: its folded form and which sides need a word boundary. */
-interface PreparedKey {
+export interface PreparedKey {
   readonly folded: string;
   readonly multiword: boolean;
+  /** Only word characters: a whole-word match is a lookup in the text's words. */
+  readonly singleWord: boolean;
+  /** Same for the folded form. */
+  readonly foldedSingleWord: boolean;
   readonly needsStart: boolean;
   readonly needsEnd: boolean;
   readonly foldedNeedsStart: boolean;
@@ -44,13 +73,20 @@ interface PreparedKey {
 const prepared = new Map<string, PreparedKey>();
 const PREPARED_LIMIT = 8192;
 
-function prepare(key: string): PreparedKey {
+/**
+ * A plain key's folded form and word structure, computed once per key text (bounded cache).
+ * @param key - a plain (non-regex) key
+ * @returns the prepared key
+ */
+export function prepareKey(key: string): PreparedKey {
   const cached = prepared.get(key);
   if (cached) return cached;
   const folded = key.toLowerCase();
   const value: PreparedKey = {
     folded,
     multiword: /\s/.test(key),
+    singleWord: SINGLE_WORD.test(key),
+    foldedSingleWord: SINGLE_WORD.test(folded),
     needsStart: isWordChar(codePointAt(key, 0)),
     needsEnd: isWordChar(codePointBefore(key, key.length)),
     foldedNeedsStart: isWordChar(codePointAt(folded, 0)),
@@ -93,7 +129,7 @@ export function matchKey(haystack: string, key: string, options: MatchOptions, f
   if (key === '') return false;
   const regex = parseRegexKey(key);
   if (regex) return regex.test(haystack);
-  const keyInfo = prepare(key);
+  const keyInfo = prepareKey(key);
   const text = options.caseSensitive ? haystack : (foldedHaystack ?? haystack.toLowerCase());
   const needle = options.caseSensitive ? key : keyInfo.folded;
   if (!options.matchWholeWords || keyInfo.multiword) return text.includes(needle);
