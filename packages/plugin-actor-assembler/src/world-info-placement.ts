@@ -1,4 +1,4 @@
-import type { ActivatedWorldInfoEntry, ChatMessage } from '@troupe/kernel';
+import type { ActivatedWorldInfoEntry } from '@troupe/kernel';
 import { findMacros, isGetvar } from './macros.js';
 import type { PromptEntry, PromptRole } from './preset.js';
 
@@ -80,42 +80,6 @@ export function presetReadsVariable(prompts: readonly PromptEntry[], variable: s
  */
 export function presetReadsExamples(prompts: readonly PromptEntry[]): boolean {
   return prompts.some((prompt) => prompt.enabled !== false && prompt.marker === undefined && findMacros(prompt.content).some((match) => match.name === 'mesexamples'));
-}
-
-// ST's order at one depth, oldest to newest: assistant, user, system — "most important go lower".
-const ROLE_ORDER: readonly PromptRole[] = ['assistant', 'user', 'system'];
-
-/**
- * Inserts messages into the chat at depths counted from the newest message, the way SillyTavern
- * does for in-chat prompts: depth 0 goes after the newest message, depth n before the n newest;
- * a depth beyond the chat goes first; at one depth the roles read assistant, user, system. Depths
- * count only the original messages, never the injected ones.
- * @param chat - the chat, oldest first (not mutated)
- * @param injections - the messages to insert
- * @returns the new chat
- */
-export function injectAtDepth<T>(chat: readonly T[], injections: readonly DepthInjection[], toMessage: (injection: DepthInjection) => T): T[] {
-  if (injections.length === 0) return [...chat];
-  const byDepth = new Map<number, DepthInjection[]>();
-  for (const injection of injections) {
-    const depth = Math.min(Math.max(0, Math.floor(injection.depth)), chat.length);
-    byDepth.set(depth, [...(byDepth.get(depth) ?? []), injection]);
-  }
-  const out: T[] = [];
-  for (let index = 0; index <= chat.length; index++) {
-    const depth = chat.length - index;
-    const here = byDepth.get(depth);
-    if (here) {
-      for (const role of ROLE_ORDER) for (const injection of here) if (injection.role === role) out.push(toMessage(injection));
-    }
-    if (index < chat.length) out.push(chat[index] as T);
-  }
-  return out;
-}
-
-/** The message an injection becomes. */
-export function injectionMessage(injection: DepthInjection): ChatMessage {
-  return { role: injection.role, content: injection.content };
 }
 
 /** How one assembly placed the world info. */
