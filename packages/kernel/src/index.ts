@@ -18,7 +18,11 @@ export type { AppendEventOptions, TurnContext, TurnEvents } from './turn/turn-co
 export { MAX_INPUT_LENGTH, ScenarioSchema, TurnInputSchema } from './turn/turn-input.js';
 export type { Scenario, TurnInput } from './turn/turn-input.js';
 export { foldCommittedTurns, historyFromEvents, messagesFromTurns, TURN_COMMITTED } from './turn/session-history.js';
-export type { CommittedTurnRecord, TurnCommittedData } from './turn/session-history.js';
+export type { CommittedStep, CommittedTurnRecord, TurnCommittedData } from './turn/session-history.js';
+export { STEP_SELECTED, TURN_EDITED, TURNS_REMOVED } from './turn/chat-control-events.js';
+export type { StepSelectedData, TurnEditedData, TurnsRemovedData } from './turn/chat-control-events.js';
+export type { EditTurnRequest, RemoveTurnsRequest, SelectStepRequest } from './turn/chat-controls.js';
+export type { ContinueTurnRequest } from './turn/continue-turn.js';
 export { contextKeys, defineContextKey } from './context-keys.js';
 export type { ActivatedWorldInfo, ActivatedWorldInfoEntry, ContextKey, StoryDraft, WorldInfoPosition } from './context-keys.js';
 export { DEFAULT_TOKEN_BUDGET, estimateTokenizer } from './budget/index.js';

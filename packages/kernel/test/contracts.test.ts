@@ -1,5 +1,6 @@
-import { describeSessionLogContract, describeTreeStoreContract } from '@troupe/kernel/contracts';
+import { describeChatControlsContract, describeSessionLogContract, describeTreeStoreContract } from '@troupe/kernel/contracts';
 import { MemorySessionLog, MemoryTreeStore } from '@troupe/kernel/testing';
 
 describeTreeStoreContract('in-memory', async () => ({ store: new MemoryTreeStore() }));
 describeSessionLogContract('in-memory', async () => ({ log: new MemorySessionLog() }));
+describeChatControlsContract('in-memory', async () => ({ log: new MemorySessionLog() }));

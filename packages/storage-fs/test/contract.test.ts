@@ -1,4 +1,4 @@
-import { describeSessionLogContract, describeTreeStoreContract } from '@troupe/kernel/contracts';
+import { describeChatControlsContract, describeSessionLogContract, describeTreeStoreContract } from '@troupe/kernel/contracts';
 import { tempStorage } from './helpers.js';
 
 describeTreeStoreContract('fs', async () => {
@@ -7,6 +7,11 @@ describeTreeStoreContract('fs', async () => {
 });
 
 describeSessionLogContract('fs', async () => {
+  const storage = await tempStorage();
+  return { log: storage.sessions, cleanup: storage.cleanup };
+});
+
+describeChatControlsContract('fs', async () => {
   const storage = await tempStorage();
   return { log: storage.sessions, cleanup: storage.cleanup };
 });

@@ -5,3 +5,4 @@ export { describeSessionLogContract, newEvent } from './session-log-contract.js'
 export type { SessionLogFixture } from './session-log-contract.js';
 export { codeOf, withFixture } from './contract-helpers.js';
 export type { CleanableFixture } from './contract-helpers.js';
+export { describeChatControlsContract } from './chat-controls-contract.js';

@@ -17,7 +17,16 @@ import { HistoryCache } from '../turn/history-cache.js';
 import { finishCommittedTurn, finishCommittedTurnQuietly } from '../turn/finish-committed-turn.js';
 import { parseTurnInput, runTurn, type TurnServices } from '../turn/run-turn.js';
 import { KERNEL_VERSION } from '../version.js';
+import { type EditTurnRequest, editTurn, type RemoveTurnsRequest, removeTurns, type SelectStepRequest, selectStep } from '../turn/chat-controls.js';
+import { type ContinueTurnRequest, planContinuation } from '../turn/continue-turn.js';
+import type { CommittedTurnRecord } from '../turn/session-history.js';
 import type { Harness, HarnessOptions, RunTurnOptions, TurnResult } from './harness-options.js';
+
+/** The queue key of a request before it is validated (validation happens inside the queue). */
+function sessionOf(request: unknown): string {
+  const sessionId = (request as { sessionId?: unknown } | null)?.sessionId;
+  return typeof sessionId === 'string' ? sessionId : '';
+}
 
 const DEFAULT_TIMEOUTS: Readonly<Record<HookName, number>> = { preActor: 600_000, actorAssemble: 10_000, review: 60_000, postReview: 300_000 };
 
@@ -177,7 +186,7 @@ class KernelHarness implements Harness {
   }
 
   async runTurn(rawInput: Parameters<Harness['runTurn']>[0], options: RunTurnOptions = {}): Promise<TurnResult> {
-    if (this.#closing) throw new KernelError('KERNEL_HARNESS_CLOSED', 'This harness is closed; create a new one to run turns');
+    this.#assertOpen();
     const input = parseTurnInput(rawInput);
     // A committed turn whose postReview never finished (the process died) is finished first.
     return this.#enqueue(input.sessionId, async () => {
@@ -191,7 +200,36 @@ class KernelHarness implements Harness {
     return this.#enqueue(sessionId, () => finishCommittedTurn(this.#services, sessionId, this.#services.afterCommit));
   }
 
-  /** Runs `work` after everything queued on the session (turns of one session run in call order). */
+  async continueTurn(request: ContinueTurnRequest, options: RunTurnOptions = {}): Promise<TurnResult> {
+    this.#assertOpen();
+    const sessionId = sessionOf(request);
+    return this.#enqueue(sessionId, async () => {
+      await finishCommittedTurnQuietly(this.#services, sessionId, this.#services.afterCommit);
+      const { input, continuation } = await planContinuation(this.#services, request);
+      return runTurn(this.#services, input, options, continuation);
+    });
+  }
+
+  async selectStep(request: SelectStepRequest): Promise<CommittedTurnRecord> {
+    this.#assertOpen();
+    return this.#enqueue(sessionOf(request), () => selectStep(this.#services, request));
+  }
+
+  async editTurn(request: EditTurnRequest): Promise<CommittedTurnRecord> {
+    this.#assertOpen();
+    return this.#enqueue(sessionOf(request), () => editTurn(this.#services, request));
+  }
+
+  async removeTurns(request: RemoveTurnsRequest): Promise<string[]> {
+    this.#assertOpen();
+    return this.#enqueue(sessionOf(request), () => removeTurns(this.#services, request));
+  }
+
+  #assertOpen(): void {
+    if (this.#closing) throw new KernelError('KERNEL_HARNESS_CLOSED', 'This harness is closed; create a new one to run turns');
+  }
+
+  /** Runs `work` after everything queued on the session (turns and chat controls alike, in call order). */
   #enqueue<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.#sessionQueues.get(sessionId) ?? Promise.resolve();
     const run = previous.catch(() => {}).then(work);

@@ -10,6 +10,9 @@ import type { Logger } from '../ports/logger.js';
 import type { SessionEvent, SessionLog } from '../ports/session-log.js';
 import type { TreeStore } from '../ports/tree-store.js';
 import type { Scenario, TurnInput } from '../turn/turn-input.js';
+import type { EditTurnRequest, RemoveTurnsRequest, SelectStepRequest } from '../turn/chat-controls.js';
+import type { ContinueTurnRequest } from '../turn/continue-turn.js';
+import type { CommittedTurnRecord } from '../turn/session-history.js';
 
 /** Options of {@link createHarness}. Give exactly one of `model` and `models`. */
 export interface HarnessOptions {
@@ -80,6 +83,31 @@ export interface Harness {
    *   KERNEL_MODEL_FAILED, KERNEL_HARNESS_CLOSED; or the abort reason when cancelled
    */
   runTurn(input: TurnInput, options?: RunTurnOptions): Promise<TurnResult>;
+  /**
+   * `continue`: asks the actor to extend the last visible reply. Runs as a new step of that turn
+   * (one past its highest) whose committed reply is the kept reply with the continuation appended
+   * (`onReplyDelta` streams only the continuation). Queued with the session's turns.
+   * @throws {KernelError} KERNEL_CHAT_CONTROL_INVALID, KERNEL_TURN_NOT_FOUND, and what `runTurn` throws
+   */
+  continueTurn(request: ContinueTurnRequest, options?: RunTurnOptions): Promise<TurnResult>;
+  /**
+   * Swipe: keeps another committed step of a turn (appends `kernel/step-selected`).
+   * @returns the turn as visible afterwards
+   * @throws {KernelError} KERNEL_CHAT_CONTROL_INVALID, KERNEL_TURN_NOT_FOUND, KERNEL_STEP_NOT_FOUND
+   */
+  selectStep(request: SelectStepRequest): Promise<CommittedTurnRecord>;
+  /**
+   * Edits a committed step's input and/or reply (appends `kernel/turn-edited`; the original stays in the log).
+   * @returns the turn as visible afterwards
+   * @throws {KernelError} KERNEL_CHAT_CONTROL_INVALID, KERNEL_TURN_NOT_FOUND, KERNEL_STEP_NOT_FOUND
+   */
+  editTurn(request: EditTurnRequest): Promise<CommittedTurnRecord>;
+  /**
+   * Removes a turn and every later turn from the visible history (appends `kernel/turns-removed`).
+   * @returns the removed turn ids, in order
+   * @throws {KernelError} KERNEL_CHAT_CONTROL_INVALID, KERNEL_TURN_NOT_FOUND
+   */
+  removeTurns(request: RemoveTurnsRequest): Promise<string[]>;
   /** Resolves a DI token from the root container (services the kernel or plugins exposed). */
   resolve<T>(token: InjectionToken<T>): T;
   /** Background tasks still running. */

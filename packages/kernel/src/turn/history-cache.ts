@@ -53,6 +53,15 @@ export class HistoryCache {
     return { messages: messagesFromTurns(recent, currentTurnId), omitted: skip * 2 };
   }
 
+  /**
+   * The session's visible turns (kept steps, edits and removals applied), in order.
+   * @param sessionId - the session
+   * @returns the cached fold; callers must not change it
+   */
+  async turns(sessionId: string): Promise<ReadonlyMap<string, CommittedTurnRecord>> {
+    return (await this.#refresh(sessionId)).turns;
+  }
+
   async #refresh(sessionId: string): Promise<CachedSession> {
     let session = this.#sessions.get(sessionId);
     let events: readonly SessionEvent[];

@@ -8,7 +8,7 @@ import type { HarnessOptions, RunTurnOptions, TurnResult } from '../harness/harn
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { runIsolated, runSeries, runWaterfall, type HookRunnerSettings } from '../hooks/hook-runner.js';
 import type { PreparedActorPrompt } from '../hooks/hook-types.js';
-import type { ChatModel, ChatRequest, ChatResponse, ModelRegistry } from '../ports/chat-model.js';
+import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelRegistry } from '../ports/chat-model.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { SessionLog } from '../ports/session-log.js';
@@ -61,7 +61,7 @@ export function parseTurnInput(input: unknown): TurnInput {
  * finishes (only the harness's close deadline cuts it short, and then the session's next turn or
  * the next start finishes it from the log, see `finish-committed-turn.ts`).
  */
-export async function runTurn(services: TurnServices, input: TurnInput, options: RunTurnOptions): Promise<TurnResult> {
+export async function runTurn(services: TurnServices, input: TurnInput, options: RunTurnOptions, continuation?: TurnContinuation): Promise<TurnResult> {
   const { controller, dispose: unlinkCaller } = options.signal ? linkedController(options.signal) : { controller: new AbortController(), dispose: () => {} };
   let unlinkClose = () => {};
   const dispose = () => {
@@ -106,7 +106,10 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     }
     await runSeries(services.hooks.get('preActor'), input.text, state, services.runner);
 
-    const initial: PreparedActorPrompt = { history: [...history, { role: 'user', content: input.text }] };
+    // A continuation ends the prompt with the reply so far, so the actor extends it; its text is
+    // appended as is (SillyTavern's "continue": the model writes the spacing it means).
+    const priorReply: ChatMessage[] = continuation ? [{ role: 'assistant', content: continuation.reply }] : [];
+    const initial: PreparedActorPrompt = { history: [...history, { role: 'user', content: input.text }, ...priorReply] };
     const prepared = await runWaterfall(services.hooks.get('actorAssemble'), initial, state, services.runner);
 
     const actor = await callActor(actorModel, {
@@ -117,14 +120,15 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     }, options);
     if (actor.usage?.inputTokens) learnTokenCounts(state, services.tokenCounters.calibrate(actorModel, prepared.history, actor.usage.inputTokens), actor.usage.inputTokens);
 
-    const reviewed = await runWaterfall(services.hooks.get('review'), { text: actor.text }, state, services.runner);
+    const actorText = continuation ? continuation.reply + actor.text : actor.text;
+    const reviewed = await runWaterfall(services.hooks.get('review'), { text: actorText }, state, services.runner);
     if (signal.aborted) throw abortReason(signal);
 
     // The point of no return (no await since the check above): from here the caller's signal (a
     // closed browser tab) no longer cancels anything; only the harness's close deadline does.
     unlinkCaller();
     unlinkClose = followAbort(services.afterCommit, controller);
-    state.queue(TURN_COMMITTED, { input: input.text, reply: reviewed.text, ...(actor.usage ? { usage: actor.usage } : {}), ...(actor.reasoning ? { reasoning: actor.reasoning } : {}) } satisfies TurnCommittedData, {
+    state.queue(TURN_COMMITTED, { input: input.text, reply: reviewed.text, ...(continuation ? { continuedFrom: continuation.step } : {}), ...(actor.usage ? { usage: actor.usage } : {}), ...(actor.reasoning ? { reasoning: actor.reasoning } : {}) } satisfies TurnCommittedData, {
       ignorable: false,
       key: TURN_COMMITTED_KEY,
     });
@@ -165,6 +169,12 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
   } finally {
     dispose();
   }
+}
+
+/** A `continue` turn: the step being extended and its visible reply. */
+export interface TurnContinuation {
+  readonly step: number;
+  readonly reply: string;
 }
 
 /** Warns (an ignorable event) when the server counted far fewer prompt tokens than were sent. */

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../ports/chat-model.js';
 import type { SessionEvent } from '../ports/session-log.js';
+import { STEP_SELECTED, TURN_EDITED, type TurnEditedData, TURNS_REMOVED } from './chat-control-events.js';
 
 /** Type of the event that records a committed turn. */
 export const TURN_COMMITTED = 'kernel/turn-committed';
@@ -10,34 +11,99 @@ export interface TurnCommittedData {
   readonly reply: string;
   /** The actor's reasoning, when it produced any: shown collapsed by apps, never sent back to a model. */
   readonly reasoning?: string;
+  /** Set by a `continue` turn: the step whose reply this step's reply extends. */
+  readonly continuedFrom?: number;
 }
 
-/** A committed turn as the player saw it: its latest step's input and visible reply. */
-export interface CommittedTurnRecord extends TurnCommittedData {
-  readonly turnId: string;
+/** One committed step of a turn, as visible now (edits applied). */
+export interface CommittedStep extends TurnCommittedData {
   readonly step: number;
   /** When that step was committed. */
   readonly at: string;
+  /** True when a `kernel/turn-edited` event changed its input or reply. */
+  readonly edited?: boolean;
+  /** The step this one continued (a `continue` turn: its reply starts with that step's reply). */
+  readonly continuedFrom?: number;
 }
 
 /**
- * Folds `kernel/turn-committed` events into `turns`: one entry per turn holding its latest
- * step, kept in order of the turn's first appearance (a regenerated turn stays in its place).
- * Events whose payload is not `{input, reply}` strings (a hand-edited import) are skipped. This
- * is the one rule every view of a conversation uses; call it again with later events to extend.
+ * A committed turn as the player sees it: the kept step's input and visible reply, and every
+ * committed step of the turn (for swipes). The kept step is the one named by the turn's latest
+ * `kernel/turn-committed` or `kernel/step-selected` event: a regeneration shows the new reply,
+ * a swipe brings an older one back.
+ */
+export interface CommittedTurnRecord extends CommittedStep {
+  readonly turnId: string;
+  /** Every committed step of the turn, ordered by step number. */
+  readonly steps: readonly CommittedStep[];
+}
+
+/**
+ * Folds a session's events into `turns`: one entry per turn holding its kept step, in order of
+ * the turn's first appearance (a regenerated turn stays in its place). Applies the chat-control
+ * events: `kernel/step-selected` (which step is kept), `kernel/turn-edited` (the visible text of
+ * a step; the original stays in the log) and `kernel/turns-removed` (that turn and every later
+ * one leave the history; a turn committed afterwards is appended at the end). Events whose
+ * payload does not have the expected shape (a hand-edited import) or that name an unknown turn
+ * or step are skipped. This is the one rule every view of a conversation uses; call it again
+ * with later events to extend.
  * @param events - session events, in log order
  * @param turns - the map to extend (default: a new one)
  * @returns `turns`
  */
 export function foldCommittedTurns(events: readonly SessionEvent[], turns: Map<string, CommittedTurnRecord> = new Map()): Map<string, CommittedTurnRecord> {
   for (const event of events) {
-    if (event.type !== TURN_COMMITTED) continue;
-    const data = event.data as Partial<TurnCommittedData> | null;
-    if (typeof data?.input !== 'string' || typeof data.reply !== 'string') continue;
-    const reasoning = typeof data.reasoning === 'string' && data.reasoning !== '' ? { reasoning: data.reasoning } : {};
-    turns.set(event.turnId, { turnId: event.turnId, step: event.step, at: event.at, input: data.input, reply: data.reply, ...reasoning });
+    if (event.type === TURN_COMMITTED) foldCommit(turns, event);
+    else if (event.type === STEP_SELECTED) foldSelection(turns, event);
+    else if (event.type === TURN_EDITED) foldEdit(turns, event);
+    else if (event.type === TURNS_REMOVED) foldRemoval(turns, event);
   }
   return turns;
+}
+
+function foldCommit(turns: Map<string, CommittedTurnRecord>, event: SessionEvent): void {
+  const data = event.data as (Partial<TurnCommittedData> & { continuedFrom?: unknown }) | null;
+  if (typeof data?.input !== 'string' || typeof data.reply !== 'string') return;
+  const step: CommittedStep = {
+    step: event.step,
+    at: event.at,
+    input: data.input,
+    reply: data.reply,
+    ...(typeof data.reasoning === 'string' && data.reasoning !== '' ? { reasoning: data.reasoning } : {}),
+    ...(Number.isInteger(data.continuedFrom) ? { continuedFrom: data.continuedFrom as number } : {}),
+  };
+  const earlier = turns.get(event.turnId)?.steps.filter((candidate) => candidate.step !== event.step) ?? [];
+  const steps = [...earlier, step].sort((a, b) => a.step - b.step);
+  turns.set(event.turnId, { ...step, turnId: event.turnId, steps });
+}
+
+function foldSelection(turns: Map<string, CommittedTurnRecord>, event: SessionEvent): void {
+  const turn = turns.get(event.turnId);
+  const kept = turn?.steps.find((candidate) => candidate.step === event.step);
+  if (!turn || !kept) return;
+  turns.set(event.turnId, { ...kept, turnId: turn.turnId, steps: turn.steps });
+}
+
+function foldEdit(turns: Map<string, CommittedTurnRecord>, event: SessionEvent): void {
+  const data = event.data as Partial<TurnEditedData> | null;
+  const turn = turns.get(event.turnId);
+  const original = turn?.steps.find((candidate) => candidate.step === event.step);
+  if (!turn || !original || typeof data !== 'object' || data === null) return;
+  const input = typeof data.input === 'string' ? data.input : original.input;
+  const reply = typeof data.reply === 'string' ? data.reply : original.reply;
+  const step: CommittedStep = { ...original, input, reply, edited: true };
+  const steps = turn.steps.map((candidate) => (candidate.step === event.step ? step : candidate));
+  const kept = turn.step === event.step ? step : turn;
+  turns.set(event.turnId, { ...kept, turnId: turn.turnId, steps });
+}
+
+function foldRemoval(turns: Map<string, CommittedTurnRecord>, event: SessionEvent): void {
+  if (!turns.has(event.turnId)) return;
+  let removing = false;
+  for (const turnId of [...turns.keys()]) {
+    if (turnId === event.turnId) removing = true;
+    if (removing) turns.delete(turnId);
+  }
 }
 
 /**
