@@ -204,8 +204,8 @@ class KernelHarness implements Harness {
     this.#assertOpen();
     const sessionId = sessionOf(request);
     return this.#enqueue(sessionId, async () => {
-      await finishCommittedTurnQuietly(this.#services, sessionId, this.#services.afterCommit);
       const { input, continuation } = await planContinuation(this.#services, request);
+      await finishCommittedTurnQuietly(this.#services, input.sessionId, this.#services.afterCommit);
       return runTurn(this.#services, input, options, continuation);
     });
   }
