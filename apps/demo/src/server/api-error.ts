@@ -87,6 +87,9 @@ function assemblerStatus(code: string): ContentfulStatusCode | undefined {
 
 const KERNEL_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   KERNEL_TURN_INPUT_INVALID: 400,
+  KERNEL_CHAT_CONTROL_INVALID: 400,
+  KERNEL_TURN_NOT_FOUND: 404,
+  KERNEL_STEP_NOT_FOUND: 404,
 };
 
 /**

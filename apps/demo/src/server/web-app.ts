@@ -9,6 +9,7 @@ import { loreRoutes } from './lore-routes.js';
 import { libraryRoutes } from './library/library-routes.js';
 import { presetRoutes } from './preset-routes.js';
 import { sessionRoutes } from './session-routes.js';
+import { chatControlRoutes } from './chat-control-routes.js';
 import { staticFiles } from './static-files.js';
 import { storyRoutes } from './story-routes.js';
 import { turnRoutes } from './turn-routes.js';
@@ -65,6 +66,7 @@ export function createWebApp(demo: Demo, options: WebAppOptions): Hono {
   app.route('/api', libraryRoutes(demo));
   app.route('/api/stories', storyRoutes(demo.workspaces));
   app.route('/api/sessions', sessionRoutes(demo));
+  app.route('/api/sessions', chatControlRoutes(demo));
   app.route('/api/sessions', turnRoutes(demo, (error, request) => onUnexpected(error, request)));
   app.route('/api/sessions', dioRoutes(demo));
   app.route('/api/sessions', loreRoutes(demo));

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, expectError, freshId, playTurn } from './support/api-client.js';
+import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+
+let fx: WebFixture;
+const api = apiClient(() => fx.server.url);
+
+beforeAll(async () => {
+  fx = await startWebFixture();
+});
+afterAll(async () => {
+  await fx?.close();
+});
+
+interface MessageView {
+  turnId: string;
+  input: string;
+  reply: string;
+  steps: { step: number }[];
+}
+
+describe('chat controls API', () => {
+  it('edits a reply, deletes from a turn on, and refuses unknown turns and steps with the kernel codes', async () => {
+    const session = freshId('controls');
+    for (const text of ['第一句。', '第二句。', '第三句。']) await playTurn(fx.server.url, session, text);
+    const before = (await api('GET', `/api/sessions/${session}/messages`)).body.messages as MessageView[];
+    expect(before.map((message) => message.input)).toEqual(['第一句。', '第二句。', '第三句。']);
+    const [first, second, third] = before as [MessageView, MessageView, MessageView];
+
+    const edited = await api('PATCH', `/api/sessions/${session}/turns/${second.turnId}`, { reply: '莉娅把灯递给你。' });
+    expect(edited.status).toBe(200);
+    expect(edited.body.turn).toMatchObject({ turnId: second.turnId, reply: '莉娅把灯递给你。', edited: true });
+
+    const removed = await api('DELETE', `/api/sessions/${session}/turns/${third.turnId}`);
+    expect(removed.body).toEqual({ sessionId: session, removed: [third.turnId] });
+    const after = (await api('GET', `/api/sessions/${session}/messages`)).body.messages as MessageView[];
+    expect(after.map((message) => [message.input, message.reply])).toEqual([
+      [first.input, first.reply],
+      ['第二句。', '莉娅把灯递给你。'],
+    ]);
+
+    expect((await api('PUT', `/api/sessions/${session}/turns/${first.turnId}/step`, { step: 0 })).body.turn).toMatchObject({ step: 0 });
+    expectError(await api('PUT', `/api/sessions/${session}/turns/${first.turnId}/step`, { step: 7 }), 404, 'KERNEL_STEP_NOT_FOUND');
+    expectError(await api('PUT', `/api/sessions/${session}/turns/${third.turnId}/step`, { step: 0 }), 404, 'KERNEL_TURN_NOT_FOUND');
+    expectError(await api('PATCH', `/api/sessions/${session}/turns/${first.turnId}`, {}), 400, 'KERNEL_CHAT_CONTROL_INVALID');
+  });
+});
