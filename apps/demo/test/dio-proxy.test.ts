@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sha256Hex } from '@troupe/kernel';
+import { sha256Hex } from '@troupe/kernel/util';
 import { MAX_RESPONSE_BYTES } from '@troupe/plugin-dio';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DemoDio } from '../src/compose.js';

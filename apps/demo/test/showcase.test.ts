@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256Hex } from '@troupe/kernel';
+import { sha256Hex } from '@troupe/kernel/util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { composeDemo } from '../src/compose.js';
 import { demoPreset } from '../src/demo-preset.js';

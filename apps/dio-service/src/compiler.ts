@@ -1,4 +1,5 @@
-import { abortReason, type ChatModel, describeError, type Logger } from '@troupe/kernel';
+import { abortReason, describeError } from '@troupe/kernel/util';
+import type { ChatModel, Logger } from '@troupe/kernel';
 import { checkCompiled, containsRequirement, readVerification, stripReasoning, VERIFY_SCHEMA, verifyMessages } from './compile-checks.js';
 import { mergePrompt } from './merge-prompt.js';
 

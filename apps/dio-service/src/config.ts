@@ -1,3 +1,4 @@
+import { formatIssues } from '@troupe/kernel';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DIO_ID_PATTERN } from '@troupe/plugin-dio';
@@ -51,7 +52,7 @@ export class ConfigError extends Error {
 export function readConfig(env: Readonly<Record<string, string | undefined>> = process.env): ServiceConfig {
   const parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== '')));
   if (!parsed.success) {
-    throw new ConfigError(`Invalid environment: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+    throw new ConfigError(`Invalid environment: ${formatIssues(parsed.error)}`);
   }
   const values = parsed.data;
   const tokens = new Map<string, string>();

@@ -1,4 +1,5 @@
-import { abortReason, type ChatModel, type Clock, type Logger, sha256Hex, silentLogger, systemClock } from '@troupe/kernel';
+import { abortReason, sha256Hex } from '@troupe/kernel/util';
+import { type ChatModel, type Clock, type Logger, silentLogger, systemClock } from '@troupe/kernel';
 import type { ScheduleRequest } from '@troupe/plugin-dio';
 import { compilePrompt } from './compiler.js';
 import type { DioStore } from './dio-store.js';

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import { describeError, type Logger, silentLogger } from '@troupe/kernel';
+import { describeError } from '@troupe/kernel/util';
+import { formatIssues, type Logger, silentLogger } from '@troupe/kernel';
 import { DIO_ID_PATTERN, ScheduleRequestSchema } from '@troupe/plugin-dio';
 import * as z from 'zod';
 import type { ConversationQuery, DioService } from './dio-service.js';
@@ -172,8 +173,7 @@ async function readJson(request: IncomingMessage, maxBody: number): Promise<unkn
 function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ');
-  throw new ServiceError(400, 'INVALID_REQUEST', `Invalid body: ${issues}`);
+  throw new ServiceError(400, 'INVALID_REQUEST', `Invalid body: ${formatIssues(parsed.error, { root: 'body' })}`);
 }
 
 function pathOf(request: IncomingMessage): string {

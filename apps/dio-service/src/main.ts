@@ -2,7 +2,8 @@
 // Entry point: `pnpm --filter @troupe/dio-service start`. Reads the environment, opens durable
 // storage, serves HTTP, and shuts down cleanly on SIGTERM/SIGINT.
 import 'reflect-metadata';
-import { consoleLogger, describeError } from '@troupe/kernel';
+import { consoleLogger } from '@troupe/kernel';
+import { describeError } from '@troupe/kernel/util';
 import { readConfig } from './config.js';
 import { startDioService } from './start.js';
 

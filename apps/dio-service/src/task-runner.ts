@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
-import { type Clock, describeError, linkedController, type Logger } from '@troupe/kernel';
+import type { Clock, Logger } from '@troupe/kernel';
+import { describeError, linkedController } from '@troupe/kernel/util';
 import type { DioStore } from './dio-store.js';
 import type { TaskRecord } from './records.js';
 

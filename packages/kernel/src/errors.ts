@@ -1,3 +1,5 @@
+import { defineErrorClass, type TroupeErrorOptions } from './errors/troupe-error.js';
+
 /**
  * Stable error codes raised by the kernel. Codes never change meaning once released;
  * match on `code`, not on the message.
@@ -23,54 +25,14 @@ export type KernelErrorCode =
   | 'KERNEL_TURN_NOT_FOUND'
   | 'KERNEL_STEP_NOT_FOUND';
 
-const KERNEL_ERROR_MARKER = Symbol.for('@troupe/kernel/KernelError');
-
-/** Options accepted by {@link KernelError}. */
-export interface KernelErrorOptions {
-  /** The underlying error, kept for diagnostics. */
-  readonly cause?: unknown;
-  /** Name of the plugin involved, when there is one. */
-  readonly plugin?: string;
-  /** Name of the hook involved, when there is one. */
-  readonly hook?: string;
-  /** Extra machine-readable details (e.g. flattened config issues). */
-  readonly details?: Readonly<Record<string, unknown>>;
-}
+/** Options accepted by {@link KernelError}: cause, plugin, hook and details. */
+export type KernelErrorOptions = TroupeErrorOptions;
 
 /**
- * The one error type the kernel throws. Recognise it across duplicated package copies with
- * {@link KernelError.isInstance}, which checks a `Symbol.for` marker instead of the prototype.
+ * The error type the kernel throws. Recognise it across duplicated package copies with
+ * `KernelError.isInstance(error)`; any Troupe package's error with `TroupeError.isInstance(error)`.
  */
-export class KernelError extends Error {
-  /** Stable, documented error code. */
-  readonly code: KernelErrorCode;
-  /** Plugin that raised or caused the error, if any. */
-  readonly plugin: string | undefined;
-  /** Hook in which the error happened, if any. */
-  readonly hook: string | undefined;
-  /** Extra machine-readable details. */
-  readonly details: Readonly<Record<string, unknown>> | undefined;
-  readonly [KERNEL_ERROR_MARKER] = true;
-
-  /**
-   * @param code - the stable error code
-   * @param message - a sentence a developer can act on
-   * @param options - cause, plugin, hook and details
-   */
-  constructor(code: KernelErrorCode, message: string, options: KernelErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'KernelError';
-    this.code = code;
-    this.plugin = options.plugin;
-    this.hook = options.hook;
-    this.details = options.details;
-  }
-
-  /** True when `value` is a KernelError from any copy of this package. */
-  static isInstance(value: unknown): value is KernelError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[KERNEL_ERROR_MARKER] === true;
-  }
-}
+export class KernelError extends defineErrorClass<KernelErrorCode>('KernelError') {}
 
 /**
  * Turns anything thrown into an `Error` so callers never see `undefined` or a string rejection.

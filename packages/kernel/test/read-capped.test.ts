@@ -1,4 +1,4 @@
-import { readCappedText } from '@troupe/kernel';
+import { readCappedText } from '@troupe/kernel/util';
 import { describe, expect, it } from 'vitest';
 
 function streamOf(...parts: string[]): { stream: ReadableStream<Uint8Array>; pulled: () => number; cancelled: () => boolean } {

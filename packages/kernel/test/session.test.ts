@@ -86,7 +86,7 @@ describe('sessions and turns', () => {
 
 describe('the committed-turn rule', () => {
   it('keeps each turn once, at its first position, with its latest step, and skips malformed payloads', async () => {
-    const { foldCommittedTurns, historyFromEvents } = await import('@troupe/kernel');
+    const { foldCommittedTurns, historyFromEvents } = await import('../src/turn/session-history.js');
     const event = (id: string, turnId: string, step: number, data: unknown) => ({
       id,
       sessionId: 's',

@@ -1,4 +1,5 @@
-import { abortReason, type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamPart, type Clock, systemClock, throwIfAborted } from '@troupe/kernel';
+import { abortReason, throwIfAborted } from '@troupe/kernel/util';
+import { type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamPart, type Clock, formatIssues, systemClock } from '@troupe/kernel';
 import * as z from 'zod';
 import { hashText, seededRandom } from './hash.js';
 import { OfflineModelError } from './offline-model-error.js';
@@ -39,7 +40,7 @@ export const OFFLINE_MODEL_ID = 'offline';
 export function offlineModel(options: OfflineModelOptions = {}): ChatModel {
   const parsed = OptionsSchema.safeParse(options);
   if (!parsed.success) {
-    throw new OfflineModelError('OFFLINE_OPTIONS_INVALID', `Invalid offline model options: ${z.prettifyError(parsed.error)}`);
+    throw new OfflineModelError('OFFLINE_OPTIONS_INVALID', `Invalid offline model options: ${formatIssues(parsed.error)}`);
   }
   return new OfflineModel(parsed.data, options.clock ?? systemClock);
 }

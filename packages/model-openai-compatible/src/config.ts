@@ -1,3 +1,4 @@
+import { formatIssues } from '@troupe/kernel';
 import * as z from 'zod';
 import { ModelError } from './model-error.js';
 
@@ -176,7 +177,7 @@ export function resolveOpenAICompatibleConfig(
   if (!parsed.success) {
     throw new ModelError(
       'MODEL_CONFIG_INVALID',
-      `Invalid OpenAI-compatible model configuration (options or ${names.baseURL}/${names.model}/${names.structuredOutput}/…):\n${z.prettifyError(parsed.error)}`,
+      `Invalid OpenAI-compatible model configuration (options or ${names.baseURL}/${names.model}/${names.structuredOutput}/…): ${formatIssues(parsed.error)}`,
       { cause: parsed.error, details: { issues: parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })) } },
     );
   }

@@ -1,4 +1,6 @@
-import { abortReason, type ChatModel, type ChatRequest, type ChatResponse } from '@troupe/kernel';
+import { formatIssues } from '@troupe/kernel';
+import { abortReason } from '@troupe/kernel/util';
+import type { ChatModel, ChatRequest, ChatResponse } from '@troupe/kernel';
 import * as z from 'zod';
 import { extractJson } from './extract-json.js';
 import { splitInlineReasoning } from './inline-reasoning.js';
@@ -85,5 +87,5 @@ function validate<S extends z.ZodType>(text: string, schema: S): { ok: true; val
     return { ok: false, problem: `not JSON (${(error as Error).message})` };
   }
   const parsed = schema.safeParse(data);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problem: z.prettifyError(parsed.error) };
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problem: formatIssues(parsed.error) };
 }

@@ -1,3 +1,5 @@
+import { defineErrorClass, type TroupeErrorOptions } from '@troupe/kernel';
+
 /**
  * Stable error codes of `@troupe/model-openai-compatible`. Codes never change meaning once
  * released; match on `code`, not on the message.
@@ -37,51 +39,19 @@ export type ModelErrorCode =
   | 'MODEL_TOOLS_UNSUPPORTED'
   | 'MODEL_FAILED';
 
-const MODEL_ERROR_MARKER = Symbol.for('@troupe/model-openai-compatible/ModelError');
-
-/** Options accepted by {@link ModelError}. */
-export interface ModelErrorOptions {
-  /** The underlying error (SDK error, zod error, …). */
-  readonly cause?: unknown;
+/** The extra fields of a {@link ModelError}. */
+export interface ModelErrorFields {
   /** HTTP status, when the server answered. */
-  readonly status?: number;
+  readonly status: number;
   /** Id of the model involved, e.g. `openai-compatible:qwen2.5`. */
-  readonly modelId?: string;
-  /** Extra machine-readable details (validation issues, the raw chunk, …). */
-  readonly details?: Readonly<Record<string, unknown>>;
+  readonly modelId: string;
 }
 
-/** The one error type this package throws (cancellation aside, which rejects with the abort reason). */
-export class ModelError extends Error {
-  /** Stable error code. */
-  readonly code: ModelErrorCode;
-  /** HTTP status when the server answered. */
-  readonly status: number | undefined;
-  /** Id of the model involved. */
-  readonly modelId: string | undefined;
-  /** Extra machine-readable details. */
-  readonly details: Readonly<Record<string, unknown>> | undefined;
-  readonly [MODEL_ERROR_MARKER] = true;
+/** Options accepted by {@link ModelError}: cause, details, HTTP status and model id. */
+export type ModelErrorOptions = TroupeErrorOptions & Partial<ModelErrorFields>;
 
-  /**
-   * @param code - the stable error code
-   * @param message - a sentence a developer can act on
-   * @param options - cause, status, model id and details
-   */
-  constructor(code: ModelErrorCode, message: string, options: ModelErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'ModelError';
-    this.code = code;
-    this.status = options.status;
-    this.modelId = options.modelId;
-    this.details = options.details;
-  }
-
-  /**
-   * True when `value` is a ModelError from any copy of this package.
-   * @param value - anything thrown
-   */
-  static isInstance(value: unknown): value is ModelError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MODEL_ERROR_MARKER] === true;
-  }
-}
+/**
+ * The one error type this package throws (cancellation aside, which rejects with the abort
+ * reason). `ModelError.isInstance(error)` works across package copies.
+ */
+export class ModelError extends defineErrorClass<ModelErrorCode, ModelErrorFields>('ModelError') {}

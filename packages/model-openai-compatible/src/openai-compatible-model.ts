@@ -1,15 +1,6 @@
-import {
-  abortReason,
-  type ChatModel,
-  type ChatRequest,
-  type ChatResponse,
-  type ChatStreamPart,
-  type ModelCapabilities,
-  type Tokenizer,
-  throwIfAborted,
-} from '@troupe/kernel';
+import { abortReason, throwIfAborted } from '@troupe/kernel/util';
+import { type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamPart, formatIssues, type ModelCapabilities, type Tokenizer } from '@troupe/kernel';
 import OpenAI from 'openai';
-import * as z from 'zod';
 import { type OpenAICompatibleConfig, type OpenAICompatibleOptions, resolveOpenAICompatibleConfig, type StructuredOutputLevel } from './config.js';
 import { extractJson } from './extract-json.js';
 import { splitInlineReasoning } from './inline-reasoning.js';
@@ -96,7 +87,7 @@ class OpenAICompatibleModel implements ChatModel {
     }
     const parsed = CompletionSchema.safeParse(raw);
     if (!parsed.success) {
-      throw new ModelError('MODEL_RESPONSE_INVALID', `${this.id}: the response is not an OpenAI chat completion: ${z.prettifyError(parsed.error)}`, {
+      throw new ModelError('MODEL_RESPONSE_INVALID', `${this.id}: the response is not an OpenAI chat completion: ${formatIssues(parsed.error)}`, {
         cause: parsed.error,
         modelId: this.id,
       });
@@ -165,7 +156,7 @@ class OpenAICompatibleModel implements ChatModel {
           armIdleTimer();
           const chunk = ChunkSchema.safeParse(raw);
           if (!chunk.success) {
-            throw new ModelError('MODEL_STREAM_MALFORMED', `${this.id}: a streamed chunk is not an OpenAI chunk: ${z.prettifyError(chunk.error)}`, {
+            throw new ModelError('MODEL_STREAM_MALFORMED', `${this.id}: a streamed chunk is not an OpenAI chunk: ${formatIssues(chunk.error)}`, {
               cause: chunk.error,
               modelId: this.id,
               details: { chunk: raw },

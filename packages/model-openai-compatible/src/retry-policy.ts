@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { abortReason } from '@troupe/kernel';
+import { abortReason } from '@troupe/kernel/util';
 import { APIConnectionError, APIError } from 'openai';
 import { ModelError } from './model-error.js';
 

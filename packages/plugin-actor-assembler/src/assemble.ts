@@ -1,7 +1,7 @@
-import type { ActivatedWorldInfoEntry, ChatMessage } from '@troupe/kernel';
+import { type ActivatedWorldInfoEntry, type ChatMessage, formatIssues } from '@troupe/kernel';
 import * as z from 'zod';
 import { type DioSlot, DIO_VARIABLE, applyDioCompiledPrompt, assertDioSlotNotOverridden, locateDioSlot } from './dio-slot.js';
-import { AssemblerError, describeIssues } from './errors.js';
+import { AssemblerError } from './errors.js';
 import { type MacroEnvironment, type MacroFields, SLOT_VARIABLES, expandMacros, findMacros } from './macros.js';
 import type { ChatInjection } from './injections.js';
 import { type Preset, type PromptEntry, type PromptRole, parsePreset } from './preset.js';
@@ -133,7 +133,7 @@ function checkHistory(history: readonly unknown[]): void {
   for (let index = 0; index < history.length; index++) {
     const message = history[index] as { role?: unknown; content?: unknown } | null;
     if (typeof message !== 'object' || message === null || !ROLES.has(message.role as string) || typeof message.content !== 'string') {
-      throw new AssemblerError('ASSEMBLE_INPUT_INVALID', `Invalid assemble input: history.${index} must be {role: system|user|assistant|tool, content: string}`, { index });
+      throw new AssemblerError('ASSEMBLE_INPUT_INVALID', `Invalid assemble input: history.${index} must be {role: system|user|assistant|tool, content: string}`, { details: { index } });
     }
   }
 }
@@ -153,7 +153,7 @@ function initialVariables(variables: Readonly<Record<string, string>> | undefine
   const map = new Map<string, string>();
   for (const [name, value] of Object.entries(variables ?? {})) {
     // Slot variables come only from the slot rules, so a stale app variable can never pose as DIO content.
-    if (SLOT_VARIABLES.has(name)) throw new AssemblerError('MACRO_RESERVED_VARIABLE', `Variable "${name}" is bound by the slot rules and cannot be passed in`, { variable: name });
+    if (SLOT_VARIABLES.has(name)) throw new AssemblerError('MACRO_RESERVED_VARIABLE', `Variable "${name}" is bound by the slot rules and cannot be passed in`, { details: { variable: name } });
     map.set(name, value);
   }
   return map;
@@ -201,7 +201,7 @@ function promptText(prompt: PromptEntry, overrides: Readonly<Record<string, stri
  */
 export function assemble(input: AssembleInput): AssembleResult {
   const checked = inputSchema.safeParse(input);
-  if (!checked.success) throw new AssemblerError('ASSEMBLE_INPUT_INVALID', `Invalid assemble input: ${describeIssues(checked.error.issues)}`);
+  if (!checked.success) throw new AssemblerError('ASSEMBLE_INPUT_INVALID', `Invalid assemble input: ${formatIssues(checked.error)}`);
   checkHistory(input.history);
   let prompts: readonly PromptEntry[] = validPreset(input.preset).prompts;
   const variables = initialVariables(input.variables);

@@ -1,5 +1,6 @@
+import { formatIssues } from '@troupe/kernel';
 import * as z from 'zod';
-import { AssemblerError, describeIssues } from './errors.js';
+import { AssemblerError } from './errors.js';
 import { findMacros, isGetvar } from './macros.js';
 import type { PromptEntry } from './preset.js';
 
@@ -41,9 +42,9 @@ const slotInputSchema = z.array(
 export function locateDioSlot(prompts: readonly PromptEntry[]): DioSlot {
   const roleplay = prompts.flatMap((prompt, index) => (prompt.name === ROLEPLAY_PROMPT_NAME ? [index] : []));
   if (roleplay.length > 1) {
-    throw new AssemblerError('DIO_DUPLICATE_ROLEPLAY', `${roleplay.length} prompts are named "roleplay"; the DIO prompt needs exactly one`, {
+    throw new AssemblerError('DIO_DUPLICATE_ROLEPLAY', `${roleplay.length} prompts are named "roleplay"; the DIO prompt needs exactly one`, { details: {
       identifiers: roleplay.map((index) => prompts[index]?.identifier),
-    });
+    } });
   }
   const only = roleplay[0];
   if (only !== undefined) return enabledSlot(prompts, { rule: 'roleplay', index: only, identifier: prompts[only]?.identifier ?? '' });
@@ -62,7 +63,7 @@ export function locateDioSlot(prompts: readonly PromptEntry[]): DioSlot {
     throw new AssemblerError(
       'DIO_AMBIGUOUS_PLACEHOLDER',
       `No prompt named "roleplay" and ${placeholders.length} {{getvar::systemPrompt}} placeholders; the DIO prompt needs exactly one`,
-      { identifiers: placeholders.map((slot) => prompts[slot.index]?.identifier) },
+      { details: { identifiers: placeholders.map((slot) => prompts[slot.index]?.identifier) } },
     );
   }
   const slot = placeholders[0]!;
@@ -72,9 +73,9 @@ export function locateDioSlot(prompts: readonly PromptEntry[]): DioSlot {
 // A slot in a disabled prompt would silently drop the DIO prompt, which the seed forbids.
 function enabledSlot(prompts: readonly PromptEntry[], slot: DioSlot): DioSlot {
   if (prompts[slot.index]?.enabled === false) {
-    throw new AssemblerError('DIO_SLOT_DISABLED', `The DIO slot is prompt "${slot.identifier}", which is disabled; enable it or the DIO prompt would be lost`, {
+    throw new AssemblerError('DIO_SLOT_DISABLED', `The DIO slot is prompt "${slot.identifier}", which is disabled; enable it or the DIO prompt would be lost`, { details: {
       identifier: slot.identifier,
-    });
+    } });
   }
   return slot;
 }
@@ -99,7 +100,7 @@ export function applyDioCompiledPrompt<P extends PromptEntry>(prompts: readonly 
     throw new AssemblerError('DIO_COMPILED_PROMPT_INVALID', 'The DIO compiled prompt must be a non-empty string');
   }
   const checked = slotInputSchema.safeParse(prompts);
-  if (!checked.success) throw new AssemblerError('PRESET_INVALID', `Invalid prompts: ${describeIssues(checked.error.issues)}`);
+  if (!checked.success) throw new AssemblerError('PRESET_INVALID', `Invalid prompts: ${formatIssues(checked.error)}`);
   const slot = locateDioSlot(prompts);
   const next = prompts.map((prompt, index): P => {
     if (index !== slot.index) return { ...prompt };
@@ -127,6 +128,6 @@ export function assertDioSlotNotOverridden(prompts: readonly PromptEntry[], slot
   throw new AssemblerError(
     'DIO_SLOT_OVERRIDDEN',
     `An override replaces prompt "${slot.identifier}", which is the DIO slot; it would drop the DIO prompt. Remove the override or put its text in another prompt`,
-    { identifier: slot.identifier },
+    { details: { identifier: slot.identifier } },
   );
 }

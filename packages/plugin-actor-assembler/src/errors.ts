@@ -1,3 +1,5 @@
+import { defineErrorClass } from '@troupe/kernel';
+
 /**
  * Stable error codes of the actor assembler. A code never changes meaning once released; match on
  * `code`, not on the message.
@@ -50,49 +52,8 @@ export type AssemblerErrorCode =
   | 'PNG_CRC_MISMATCH'
   | 'PNG_NO_CARD';
 
-const ASSEMBLER_ERROR_MARKER = Symbol.for('@troupe/plugin-actor-assembler/AssemblerError');
-
 /**
- * The one error type of this package. Recognise it across duplicated package copies with
- * {@link AssemblerError.isInstance}.
+ * The one error type of this package (`code`, `message`, `details`, `cause`). Recognise it across
+ * duplicated package copies with `AssemblerError.isInstance(error)`.
  */
-export class AssemblerError extends Error {
-  /** Stable, documented error code. */
-  readonly code: AssemblerErrorCode;
-  /** Machine-readable details (prompt identifiers, paths, sizes). */
-  readonly details: Readonly<Record<string, unknown>> | undefined;
-  readonly [ASSEMBLER_ERROR_MARKER] = true;
-
-  /**
-   * @param code - the stable error code
-   * @param message - a sentence a developer can act on
-   * @param details - extra machine-readable details
-   * @param cause - the underlying error, if any
-   */
-  constructor(code: AssemblerErrorCode, message: string, details?: Readonly<Record<string, unknown>>, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = 'AssemblerError';
-    this.code = code;
-    this.details = details;
-  }
-
-  /**
-   * @param value - anything
-   * @returns true when `value` is an AssemblerError from any copy of this package
-   */
-  static isInstance(value: unknown): value is AssemblerError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[ASSEMBLER_ERROR_MARKER] === true;
-  }
-}
-
-/**
- * Formats zod-style issues as one readable line (`path: message; …`).
- * @param issues - issues with an optional path
- * @returns a compact description
- */
-export function describeIssues(issues: readonly { readonly message: string; readonly path?: readonly PropertyKey[] }[]): string {
-  return issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path && issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`)
-    .join('; ');
-}
+export class AssemblerError extends defineErrorClass<AssemblerErrorCode>('AssemblerError') {}

@@ -1,4 +1,6 @@
-// Public API of @troupe/plugin-actor-assembler. Explicit named exports only.
+// Public API of @troupe/plugin-actor-assembler: the plugin, `assemble`, presets, the DIO slot
+// rules, macros and the SillyTavern preset / character card importers. PNG chunk helpers (apps
+// re-encode avatars with them); card schemas are internals.
 export {
   actorAssemblerPlugin,
   ActorAssemblerOptionsSchema,
@@ -52,7 +54,7 @@ export { DEFAULT_STORY_DRAFT_INSTRUCTION, STORY_DRAFT_VARIABLE, readsStoryDraft,
 export type { StoryDraftPlacement } from './story-draft.js';
 export { AUTHORS_NOTE_DEPTH, WORLD_INFO_AFTER_VARIABLE, WORLD_INFO_BEFORE_VARIABLE } from './world-info-placement.js';
 export type { WorldInfoPlacementReport } from './world-info-placement.js';
-export { AssemblerError, describeIssues } from './errors.js';
+export { AssemblerError } from './errors.js';
 export type { AssemblerErrorCode } from './errors.js';
 export { importSillyTavernPreset, MAX_PRESET_JSON_BYTES } from './importers/sillytavern-preset.js';
 export type { SillyTavernPresetImport, SillyTavernPresetImportOptions } from './importers/sillytavern-preset.js';
@@ -72,7 +74,6 @@ export { isZip, readCharx } from './importers/charx.js';
 export type { CharxContents, CharxLimits } from './importers/charx.js';
 export { toCardV3 } from './importers/card-v3.js';
 export type { CardFileOptions } from './importers/card-file.js';
-export { CardDataV2Schema, CardDataV3Schema, CardV2Schema, CardV3Schema } from './importers/card-schema.js';
 export type { CardV2, CardV3 } from './importers/card-schema.js';
 export { crc32, encodePng, isPng, PNG_SIGNATURE, readPngChunks, readPngTextChunks, setPngTextChunks } from './importers/png.js';
 export type { PngChunk, PngLimits } from './importers/png.js';

@@ -1,4 +1,5 @@
-import { type ChatMessage, type PluginDefinition, type PreparedActorPrompt, type TurnContext, contextKeys, definePlugin, throwIfAborted } from '@troupe/kernel';
+import { type ChatMessage, type PluginDefinition, type PreparedActorPrompt, type TurnContext, contextKeys, definePlugin } from '@troupe/kernel';
+import { throwIfAborted } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { actorProfileKey } from './actor-profile.js';
 import { type AssembleResult, assemble } from './assemble.js';

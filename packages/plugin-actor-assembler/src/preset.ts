@@ -1,5 +1,6 @@
+import { formatIssues } from '@troupe/kernel';
 import * as z from 'zod';
-import { AssemblerError, describeIssues } from './errors.js';
+import { AssemblerError } from './errors.js';
 import { type PresetSettings, PresetSettingsSchema } from './preset-settings.js';
 import { type RegexScript, RegexScriptSchema } from './regex/regex-script.js';
 
@@ -115,9 +116,9 @@ export const PresetSchema = z
 export function parsePreset(value: unknown): Preset {
   const result = PresetSchema.safeParse(value);
   if (!result.success) {
-    throw new AssemblerError('PRESET_INVALID', `Invalid preset: ${describeIssues(result.error.issues)}`, {
+    throw new AssemblerError('PRESET_INVALID', `Invalid preset: ${formatIssues(result.error)}`, { details: {
       issues: result.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })),
-    });
+    } });
   }
   return result.data;
 }
@@ -154,7 +155,7 @@ export function defaultPreset(): Preset {
  */
 export function setPromptEnabled(preset: Preset, identifier: string, enabled = true): Preset {
   if (!preset.prompts.some((prompt) => prompt.identifier === identifier)) {
-    throw new AssemblerError('PRESET_INVALID', `No prompt with identifier "${identifier}"`, { identifier });
+    throw new AssemblerError('PRESET_INVALID', `No prompt with identifier "${identifier}"`, { details: { identifier } });
   }
   return { ...preset, prompts: preset.prompts.map((prompt) => (prompt.identifier === identifier ? { ...prompt, enabled } : prompt)) };
 }

@@ -2,19 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  CARD_POST_HISTORY_ID,
-  CARD_SYSTEM_PROMPT_ID,
-  assemble,
-  characterMacroFields,
-  embedCharacterCard,
-  importCharacterCard,
-  importCharacterCardFile,
-  readPngTextChunks,
-  setPngTextChunks,
-  setPromptEnabled,
-  validatePreset,
-} from '../src/index.js';
+import { CARD_POST_HISTORY_ID, CARD_SYSTEM_PROMPT_ID, assemble, characterMacroFields, embedCharacterCard, importCharacterCard, importCharacterCardFile, setPromptEnabled, validatePreset } from '../src/index.js';
+import { readPngTextChunks, setPngTextChunks } from '../src/importers/png.js';
 import { base64Json, codeOf, fixtureBytes, fixtureText, tinyPng } from './helpers.js';
 
 const v2Text = fixtureText('lia-v2.json');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ChatMessage } from '@troupe/kernel';
-import { AssemblerError, type PromptEntry, encodePng } from '../src/index.js';
+import { AssemblerError, type PromptEntry } from '../src/index.js';
+import { encodePng } from '../src/importers/png.js';
 
 /** A complete DIO compiled character prompt, as the DIO service would deliver it. */
 export const COMPILED = '你是莉娅，灯塔看守人。从现在起都用短句回答，少用比喻。';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { expandMacros, findMacros, type MacroEnvironment } from '../src/index.js';
+import { expandMacros, type MacroEnvironment } from '../src/index.js';
+import { findMacros } from '../src/macros.js';
 import { codeOf } from './helpers.js';
 
 function env(extra: Partial<MacroEnvironment> = {}): MacroEnvironment {

@@ -1,6 +1,6 @@
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { crc32, encodePng, readPngChunks, readPngTextChunks, setPngTextChunks } from '../src/index.js';
+import { crc32, encodePng, readPngChunks, readPngTextChunks, setPngTextChunks } from '../src/importers/png.js';
 import { codeOf, fixtureBytes, tinyPng } from './helpers.js';
 
 const fixture = fixtureBytes('lia-v3.png');

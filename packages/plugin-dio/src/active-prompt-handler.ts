@@ -1,4 +1,5 @@
-import { abortReason, contextKeys, defineContextKey, type TurnContext } from '@troupe/kernel';
+import { abortReason } from '@troupe/kernel/util';
+import { contextKeys, defineContextKey, type TurnContext } from '@troupe/kernel';
 import type { DioPluginConfig } from './config.js';
 import type { DioClient } from './dio-client.js';
 import { DIO_EVENTS, failureData } from './events.js';

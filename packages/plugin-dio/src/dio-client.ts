@@ -1,4 +1,5 @@
-import { abortReason, type Clock, describeError, type Logger, sha256Hex, silentLogger, systemClock } from '@troupe/kernel';
+import { abortReason, describeError, sha256Hex } from '@troupe/kernel/util';
+import { type Clock, formatIssues, type Logger, silentLogger, systemClock } from '@troupe/kernel';
 import type * as z from 'zod';
 import { DioError } from './errors.js';
 import { type FetchLike, type JsonRequest, requestJson } from './http-request.js';
@@ -292,13 +293,13 @@ export class DioClient {
 function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ');
-  throw new DioError('DIO_INVALID_REQUEST', `schedule: invalid input (${issues})`, { operation: 'schedule' });
+  throw new DioError('DIO_INVALID_REQUEST', `schedule: invalid input (${formatIssues(parsed.error, { root: 'input' })})`, { operation: 'schedule' });
 }
 
 function parseResponse<S extends z.ZodType>(schema: S, value: unknown, operation: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ');
-  throw new DioError('DIO_INVALID_RESPONSE', `${operation}: the response does not match the DIO wire format (${issues})`, { operation });
+  throw new DioError('DIO_INVALID_RESPONSE', `${operation}: the response does not match the DIO wire format (${formatIssues(parsed.error, { root: 'body' })})`, {
+    operation,
+  });
 }

@@ -1,3 +1,5 @@
+import { defineErrorClass, type TroupeErrorOptions } from '@troupe/kernel';
+
 /**
  * Stable codes of {@link DioError}. Codes never change meaning once released; match on `code`.
  * - `DIO_HTTP_PERMANENT` — the service answered 4xx (other than 429): retrying cannot help.
@@ -25,52 +27,25 @@ export type DioErrorCode =
 export type DioFailureClass = 'permanent' | 'transient';
 
 const TRANSIENT_CODES: ReadonlySet<DioErrorCode> = new Set(['DIO_HTTP_TRANSIENT', 'DIO_NETWORK', 'DIO_TIMEOUT']);
-const DIO_ERROR_MARKER = Symbol.for('@troupe/plugin-dio/DioError');
-
-/** Options of {@link DioError}. */
-export interface DioErrorOptions {
-  readonly cause?: unknown;
+/** The extra fields of a {@link DioError}. */
+export interface DioErrorFields {
   /** HTTP status, when the service answered. */
-  readonly status?: number;
+  readonly status: number;
   /** The operation that failed (`schedule`, `waitForTerminal`, `activePrompt`). */
-  readonly operation?: string;
+  readonly operation: string;
 }
+
+/** Options of {@link DioError}: cause, details, HTTP status and operation. */
+export type DioErrorOptions = TroupeErrorOptions & Partial<DioErrorFields>;
 
 /**
  * The one error type the DIO client throws (cancellation aside: an aborted call rejects with the
  * signal's reason). `failureClass` tells permanent from transient failures.
  */
-export class DioError extends Error {
-  /** Stable code. */
-  readonly code: DioErrorCode;
+export class DioError extends defineErrorClass<DioErrorCode, DioErrorFields>('DioError') {
   /** `transient` for 429/5xx/network/timeout, otherwise `permanent`. */
-  readonly failureClass: DioFailureClass;
-  /** HTTP status when the service answered. */
-  readonly status: number | undefined;
-  /** The client operation that failed. */
-  readonly operation: string | undefined;
-  readonly [DIO_ERROR_MARKER] = true;
-
-  /**
-   * @param code - stable code
-   * @param message - what went wrong, for a developer
-   * @param options - cause, status and operation
-   */
-  constructor(code: DioErrorCode, message: string, options: DioErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'DioError';
-    this.code = code;
-    this.failureClass = TRANSIENT_CODES.has(code) ? 'transient' : 'permanent';
-    this.status = options.status;
-    this.operation = options.operation;
-  }
-
-  /**
-   * True for a DioError from any copy of this package.
-   * @param value - anything thrown
-   */
-  static isInstance(value: unknown): value is DioError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DIO_ERROR_MARKER] === true;
+  get failureClass(): DioFailureClass {
+    return TRANSIENT_CODES.has(this.code) ? 'transient' : 'permanent';
   }
 }
 

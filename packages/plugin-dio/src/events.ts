@@ -1,4 +1,4 @@
-import { describeError } from '@troupe/kernel';
+import { describeError } from '@troupe/kernel/util';
 import { DioError } from './errors.js';
 
 /** Session event types written by the plugin (all ignorable). */

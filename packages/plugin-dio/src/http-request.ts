@@ -1,4 +1,5 @@
-import { abortReason, type Clock, linkedController, readCappedText } from '@troupe/kernel';
+import { abortReason, linkedController, readCappedText } from '@troupe/kernel/util';
+import type { Clock } from '@troupe/kernel';
 import { DioError } from './errors.js';
 
 /** The subset of `fetch` the client uses (Node's global fetch fits; tests inject their own). */

@@ -1,4 +1,5 @@
-import { abortReason, type Clock } from '@troupe/kernel';
+import { abortReason } from '@troupe/kernel/util';
+import type { Clock } from '@troupe/kernel';
 import { isTransient } from './errors.js';
 
 /**

@@ -1,4 +1,5 @@
-import { abortReason, type DirectorTool, defineDirectorTool } from '@troupe/kernel';
+import { abortReason } from '@troupe/kernel/util';
+import { type DirectorTool, defineDirectorTool } from '@troupe/kernel';
 import * as z from 'zod';
 import type { DioPluginConfig } from './config.js';
 import type { DioClient } from './dio-client.js';

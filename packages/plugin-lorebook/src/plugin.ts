@@ -1,4 +1,5 @@
-import { type ActivatedWorldInfoEntry, type PluginDefinition, type TurnContext, contextKeys, definePlugin, throwIfAborted } from '@troupe/kernel';
+import { type ActivatedWorldInfoEntry, type PluginDefinition, type TurnContext, contextKeys, definePlugin } from '@troupe/kernel';
+import { throwIfAborted } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { type WorldInfoActivation, activateWorldInfo } from './activate.js';
 import type { Lorebook } from './entry.js';

@@ -1,15 +1,5 @@
-import {
-  abortReason,
-  type ChatModel,
-  contextKeys,
-  defineContextKey,
-  definePlugin,
-  describeError,
-  type PluginDefinition,
-  type TreeStore,
-  type TurnContext,
-  Tokens,
-} from '@troupe/kernel';
+import { abortReason, describeError } from '@troupe/kernel/util';
+import { type ChatModel, contextKeys, defineContextKey, definePlugin, type PluginDefinition, type TreeStore, type TurnContext, Tokens } from '@troupe/kernel';
 import { StoryError } from './errors.js';
 import { draftKey, STORY_EVENTS, settleMarker } from './events.js';
 import { prepareDraft } from './pipeline/prepare-draft.js';

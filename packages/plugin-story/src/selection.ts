@@ -1,4 +1,5 @@
-import { type Clock, type SessionLog, systemClock, validateTreeId } from '@troupe/kernel';
+import { type Clock, type SessionLog, systemClock } from '@troupe/kernel';
+import { validateTreeId } from '@troupe/kernel/storage';
 import * as z from 'zod';
 import { SELECTION_KEY, STORY_EVENTS } from './events.js';
 

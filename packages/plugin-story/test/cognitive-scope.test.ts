@@ -1,5 +1,10 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { CharacterWorkerInput, ContinuityInput, DirectorInput, EditorInput, ResearchInput, SectionWriterInput } from '../src/index.js';
+import type { CharacterWorkerInput } from '../src/stages/character.js';
+import type { ContinuityInput } from '../src/stages/continuity.js';
+import type { DirectorInput } from '../src/stages/director.js';
+import type { EditorInput } from '../src/stages/editor.js';
+import type { ResearchInput } from '../src/stages/research.js';
+import type { SectionWriterInput } from '../src/stages/section.js';
 import { requestText, storyHarness, storyModel } from './helpers.js';
 
 const PRIVATE = ['LIA-SECRET', 'BRAM-SECRET', 'LIA-PERSONA', 'BRAM-PERSONA'];

@@ -1,6 +1,7 @@
 import type { SessionEvent } from '@troupe/kernel';
 import { describe, expect, it } from 'vitest';
-import { FALLBACK_PLAN_LIMITS, STORY_EVENTS } from '../src/index.js';
+import { FALLBACK_PLAN_LIMITS } from '../src/stages/director.js';
+import { STORY_EVENTS } from '../src/index.js';
 import { characterName, requestText, sectionTitle, storyHarness, storyModel } from './helpers.js';
 
 const boom = () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { orderedEnabledSections, parseManifest, STORY_EVENTS, StoryError } from '../src/index.js';
+import { orderedEnabledSections } from '../src/workspace/manifest.js';
+import { parseManifest, STORY_EVENTS, StoryError } from '../src/index.js';
 import { storyHarness } from './helpers.js';
 
 function fieldOf(text: string): string | undefined {

@@ -1,7 +1,8 @@
 import { createModelRegistry } from '@troupe/kernel';
 import { createTestHarness, MemoryTreeStore } from '@troupe/kernel/testing';
 import { describe, expect, it } from 'vitest';
-import { draftKey, selectStoryWorkspace, STORY_EVENTS, storyPlugin } from '../src/index.js';
+import { draftKey } from '../src/events.js';
+import { selectStoryWorkspace, STORY_EVENTS, storyPlugin } from '../src/index.js';
 import { draftProbe, seedWorkspace, storyHarness, storyModel } from './helpers.js';
 
 describe('the story turn pipeline', () => {

@@ -1,6 +1,7 @@
 import { createTestHarness } from '@troupe/kernel/testing';
 import { describe, expect, it } from 'vitest';
-import { draftKey, STORY_EVENTS, storyPlugin } from '../src/index.js';
+import { draftKey } from '../src/events.js';
+import { STORY_EVENTS, storyPlugin } from '../src/index.js';
 import { draftProbe, storyHarness, storyModel } from './helpers.js';
 
 const storyCalls = (model: { calls: { meta: { stage: string } }[] }) => model.calls.filter((c) => c.meta.stage.startsWith('story/') && c.meta.stage !== 'story/continuity');

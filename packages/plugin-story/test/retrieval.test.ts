@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { capSnippets, chunkMarkdown, hasFullIcu, processTerm, SourceIndex, tokenize } from '../src/index.js';
+import { capSnippets } from '../src/retrieval/snippet.js';
+import { chunkMarkdown } from '../src/retrieval/chunk-markdown.js';
+import { hasFullIcu, processTerm, tokenize } from '../src/retrieval/tokenizer.js';
+import { SourceIndex } from '../src/retrieval/source-index.js';
 import { requestText, storyHarness } from './helpers.js';
 
 describe('local retrieval', () => {

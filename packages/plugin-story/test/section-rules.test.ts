@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkStructure, type DirectorPlan, editorMessages, type SectionDefinition, type SectionDraft, sectionMessages, STORY_EVENTS } from '../src/index.js';
+import { checkStructure, editorMessages, type SectionDraft } from '../src/stages/editor.js';
+import type { DirectorPlan, SectionDefinition } from '../src/stages/director.js';
+import { sectionMessages } from '../src/stages/section.js';
+import { STORY_EVENTS } from '../src/index.js';
 import { requestText, storyHarness, storyModel } from './helpers.js';
 
 const plan: DirectorPlan = { beats: ['Lia opens the door'], sectionNotes: [] };

@@ -1,4 +1,4 @@
-import { KernelError, KernelStorageError } from '@troupe/kernel';
+import { formatIssues, KernelError, KernelStorageError } from '@troupe/kernel';
 import { ModelError } from '@troupe/model-openai-compatible';
 import { AssemblerError } from '@troupe/plugin-actor-assembler';
 import { LorebookError } from '@troupe/plugin-lorebook';
@@ -101,7 +101,7 @@ const KERNEL_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
  */
 export function toApiError(error: unknown): { status: ContentfulStatusCode; body: ApiErrorBody; unexpected: boolean } {
   if (error instanceof ApiError) return known(error.status, error.code, error.message);
-  if (error instanceof z.ZodError) return known(400, 'INVALID_REQUEST', describeZodError(error));
+  if (error instanceof z.ZodError) return known(400, 'INVALID_REQUEST', formatIssues(error, { root: 'body' }));
   if (StoryError.isInstance(error)) {
     const status = STORY_STATUS[error.code];
     if (status) return known(status, error.code, error.message);
@@ -125,15 +125,6 @@ export function toApiError(error: unknown): { status: ContentfulStatusCode; body
     if (status) return known(status, error.code, error.message);
   }
   return { status: 500, body: { code: 'INTERNAL', message: 'Something unexpected went wrong on the server; see its log.' }, unexpected: true };
-}
-
-/**
- * One readable line per zod issue: `field: problem`.
- * @param error - a zod error
- * @returns the joined issues
- */
-export function describeZodError(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'body'}: ${issue.message}`).join('; ');
 }
 
 function known(status: ContentfulStatusCode, code: string, message: string) {

@@ -1,4 +1,5 @@
-import { readCappedText } from '@troupe/kernel';
+import { formatIssues } from '@troupe/kernel';
+import { readCappedText } from '@troupe/kernel/util';
 import { type ActivePrompt as DioActivePrompt, DioClient, DioError, MAX_RESPONSE_BYTES } from '@troupe/plugin-dio';
 import * as z from 'zod';
 import type { DemoDio } from '../compose.js';
@@ -142,6 +143,6 @@ function fromDioError(error: unknown, url: string): unknown {
 // A malformed answer is the service's fault, not the player's: 502, never 400.
 function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new ApiError(502, 'DIO_INVALID_RESPONSE', `The DIO service answered in an unexpected format (${parsed.error.issues[0]?.path.join('.') ?? 'body'})`);
+  if (!parsed.success) throw new ApiError(502, 'DIO_INVALID_RESPONSE', `The DIO service answered in an unexpected format (${formatIssues(parsed.error, { root: 'body' })})`);
   return parsed.data;
 }

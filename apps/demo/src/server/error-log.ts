@@ -1,4 +1,4 @@
-import { describeError } from '@troupe/kernel';
+import { describeError } from '@troupe/kernel/util';
 
 /** Where the server writes one line per failed request (default: stderr). */
 export type ErrorLogSink = (line: string) => void;

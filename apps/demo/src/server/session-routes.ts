@@ -1,4 +1,4 @@
-import { KernelStorageError } from '@troupe/kernel';
+import { formatIssues, KernelStorageError } from '@troupe/kernel';
 import { clearStoryWorkspace, readStoryWorkspaceSelection, selectStoryWorkspace } from '@troupe/plugin-story';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
@@ -60,7 +60,7 @@ export function sessionRoutes(demo: Demo): Hono {
     const id = sessionId(c);
     const afterRaw = c.req.query('after');
     const after = afterRaw === undefined ? undefined : AfterSchema.safeParse(afterRaw);
-    if (after && !after.success) throw new ApiError(400, 'INVALID_ID', after.error.issues[0]?.message ?? 'after: invalid event id');
+    if (after && !after.success) throw new ApiError(400, 'INVALID_ID', `after: ${formatIssues(after.error, { root: 'id' })}`);
     await existingEvents(id);
     const events = await log.read(id, after ? { afterId: after.data } : {});
     return c.json({ sessionId: id, events });

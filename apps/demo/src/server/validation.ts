@@ -1,8 +1,10 @@
-import { SESSION_ID_PATTERN, TREE_ID_PATTERN, validateSessionId, validateTreeId, readCappedText } from '@troupe/kernel';
+import { formatIssues } from '@troupe/kernel';
+import { SESSION_ID_PATTERN, TREE_ID_PATTERN, validateSessionId, validateTreeId } from '@troupe/kernel/storage';
+import { readCappedText } from '@troupe/kernel/util';
 import { STORY_ITEM_ID_PATTERN } from '@troupe/plugin-story';
 import type { Context } from 'hono';
 import * as z from 'zod';
-import { ApiError, describeZodError } from './api-error.js';
+import { ApiError } from './api-error.js';
 
 /** Largest JSON body the API reads (a source document can be long). */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -48,7 +50,7 @@ export const RevisionSchema = z.number().int().min(1);
  */
 export function param(c: Context, name: string, schema: z.ZodType<string>): string {
   const parsed = schema.safeParse(c.req.param(name));
-  if (!parsed.success) throw new ApiError(400, 'INVALID_ID', `${name}: ${parsed.error.issues[0]?.message ?? 'invalid id'}`);
+  if (!parsed.success) throw new ApiError(400, 'INVALID_ID', `${name}: ${formatIssues(parsed.error, { root: 'id' })}`);
   return parsed.data;
 }
 
@@ -88,7 +90,7 @@ export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Prom
     throw new ApiError(400, 'INVALID_JSON', 'The body is not valid JSON');
   }
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new ApiError(400, 'INVALID_REQUEST', describeZodError(parsed.error));
+  if (!parsed.success) throw new ApiError(400, 'INVALID_REQUEST', formatIssues(parsed.error, { root: 'body' }));
   return parsed.data;
 }
 

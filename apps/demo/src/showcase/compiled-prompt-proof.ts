@@ -1,4 +1,5 @@
-import { type ChatMessage, sha256Hex, type TurnResult } from '@troupe/kernel';
+import type { ChatMessage, TurnResult } from '@troupe/kernel';
+import { sha256Hex } from '@troupe/kernel/util';
 import { locateDioSlot, type Preset } from '@troupe/plugin-actor-assembler';
 
 /** What the showcase checks about the last turn's actor prompt. */

@@ -1,3 +1,4 @@
+import { formatIssues } from '../errors/format-issues.js';
 import * as z from 'zod';
 import { abortReason } from '../abort.js';
 import { describeError, KernelError } from '../errors.js';
@@ -81,8 +82,7 @@ export class ToolExecutor {
     }
     const parsed = registered.tool.parameters.safeParse(call.arguments ?? {});
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ');
-      return reject('TOOL_INVALID_ARGUMENTS', `Invalid arguments for "${call.name}": ${issues}`);
+      return reject('TOOL_INVALID_ARGUMENTS', `Invalid arguments for "${call.name}": ${formatIssues(parsed.error, { root: '(arguments)' })}`);
     }
     if (registered.tool.oncePerTurn) calledOnce.add(call.name);
     try {

@@ -1,3 +1,4 @@
+import { formatIssues } from '../errors/format-issues.js';
 import semver from 'semver';
 import { KernelError } from '../errors.js';
 import type { PluginDefinition, StandardSchemaResult } from './plugin.js';
@@ -60,11 +61,8 @@ export async function validatePluginConfig<Config>(plugin: PluginDefinition<Conf
   if (!plugin.configSchema) return plugin.config as Config;
   const result: StandardSchemaResult<Config> = await plugin.configSchema['~standard'].validate(plugin.config);
   if (!result.issues) return result.value;
-  const issues = result.issues.map((issue) => {
-    const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
-    return path ? `${path}: ${issue.message}` : issue.message;
-  });
-  throw new KernelError('KERNEL_PLUGIN_CONFIG_INVALID', `Invalid config for plugin "${plugin.name}": ${issues.join('; ')}`, {
+  const issues = result.issues.map((issue) => formatIssues([issue], { root: 'config' }));
+  throw new KernelError('KERNEL_PLUGIN_CONFIG_INVALID', `Invalid config for plugin "${plugin.name}": ${formatIssues(result.issues, { root: 'config' })}`, {
     plugin: plugin.name,
     details: { issues },
   });

@@ -1,3 +1,5 @@
+import { defineErrorClass } from '../errors/troupe-error.js';
+
 /** Stable codes for storage port errors (shared by every `TreeStore` / `SessionLog`). */
 export type StorageErrorCode =
   | 'TREE_INVALID_PATH'
@@ -16,35 +18,19 @@ export type StorageErrorCode =
   | 'SESSION_CORRUPT'
   | 'STORAGE_IO';
 
-const STORAGE_ERROR_MARKER = Symbol.for('@troupe/kernel/KernelStorageError');
-
-/** Error thrown by storage implementations; `code` is stable. */
-export class KernelStorageError extends Error {
-  readonly code: StorageErrorCode;
-  readonly [STORAGE_ERROR_MARKER] = true;
-
-  /**
-   * @param code - stable error code
-   * @param message - what went wrong and what to do
-   * @param options - the underlying cause
-   */
-  constructor(code: StorageErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'KernelStorageError';
-    this.code = code;
-  }
-
-  /** True for storage errors from any copy of the kernel package. */
-  static isInstance(value: unknown): value is KernelStorageError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[STORAGE_ERROR_MARKER] === true;
-  }
-}
+/**
+ * Error thrown by storage implementations; `code` is stable. `KernelStorageError.isInstance` works
+ * across package copies.
+ */
+export class KernelStorageError extends defineErrorClass<StorageErrorCode>('KernelStorageError') {}
 
 /**
  * A commit was based on a revision that is no longer the latest: someone else changed the tree.
  * Nothing was written. Reload, re-apply the change, and commit again.
  */
 export class RevisionConflictError extends KernelStorageError {
+  /** Recorded on instances so `RevisionConflictError.isInstance` works across package copies. */
+  static override readonly errorKind: string = 'RevisionConflictError';
   /** The revision the caller based its change on. */
   readonly baseRevision: number;
   /** The tree's revision now. */

@@ -1,3 +1,4 @@
+import { formatIssues } from '../errors/format-issues.js';
 import { setMaxListeners } from 'node:events';
 import { abortReason, linkedController } from '../abort.js';
 import type { BackgroundTasks } from '../background/background-tasks.js';
@@ -50,8 +51,9 @@ export interface TurnServices {
 export function parseTurnInput(input: unknown): TurnInput {
   const parsed = TurnInputSchema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`);
-  throw new KernelError('KERNEL_TURN_INPUT_INVALID', `Invalid turn input: ${issues.join('; ')}`, { details: { issues } });
+  throw new KernelError('KERNEL_TURN_INPUT_INVALID', `Invalid turn input: ${formatIssues(parsed.error, { root: 'input' })}`, {
+    details: { issues: parsed.error.issues.map((issue) => formatIssues([issue], { root: 'input' })) },
+  });
 }
 
 /**

@@ -69,6 +69,6 @@ function tooLong(messages: readonly ChatMessage[], tokens: number, budget: TurnT
     'BUDGET_PROMPT_TOO_LONG',
     `The prompt needs ≈${tokens} tokens without any history, more than the ${budget.promptTokens} the budget leaves (context ${budget.contextTokens} − response ${budget.responseTokens}). ` +
       `Raise the context size, shorten the preset, character, story draft or input. Largest parts: ${parts}`,
-    { promptTokens: tokens, budgetTokens: budget.promptTokens, contextTokens: budget.contextTokens, responseTokens: budget.responseTokens, largest },
+    { details: { promptTokens: tokens, budgetTokens: budget.promptTokens, contextTokens: budget.contextTokens, responseTokens: budget.responseTokens, largest } },
   );
 }

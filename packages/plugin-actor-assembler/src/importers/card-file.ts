@@ -23,7 +23,7 @@ export async function importCharacterCardFile(path: string, options: CardFileOpt
   options.signal?.throwIfAborted();
   const cap = Math.max(options.limits?.maxFileBytes ?? 20 * 1024 * 1024, MAX_CARD_JSON_BYTES);
   const info = await stat(path);
-  if (info.size > cap) throw new AssemblerError('IMPORT_TOO_LARGE', `${path} is ${info.size} bytes; the limit is ${cap}`, { size: info.size });
+  if (info.size > cap) throw new AssemblerError('IMPORT_TOO_LARGE', `${path} is ${info.size} bytes; the limit is ${cap}`, { details: { size: info.size } });
   const bytes = await readFile(path, options.signal ? { signal: options.signal } : {});
   options.signal?.throwIfAborted();
   return importCharacterCard(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), options.limits, options.useCardPrompts === undefined ? {} : { useCardPrompts: options.useCardPrompts });

@@ -1,4 +1,5 @@
-import { AssemblerError, describeIssues } from '../errors.js';
+import { formatIssues } from '@troupe/kernel';
+import { AssemblerError } from '../errors.js';
 import type { MacroFields } from '../macros.js';
 import { type Preset, type PromptEntry, type PromptRole, defaultPreset } from '../preset.js';
 import { type RegexScript, readRegexScripts } from '../regex/regex-script.js';
@@ -75,11 +76,11 @@ interface ValidatedCard {
 }
 
 function parseJsonText(text: string): unknown {
-  if (text.length > MAX_CARD_JSON_BYTES) throw new AssemblerError('IMPORT_TOO_LARGE', `Card JSON is ${text.length} characters; the limit is ${MAX_CARD_JSON_BYTES}`, { size: text.length });
+  if (text.length > MAX_CARD_JSON_BYTES) throw new AssemblerError('IMPORT_TOO_LARGE', `Card JSON is ${text.length} characters; the limit is ${MAX_CARD_JSON_BYTES}`, { details: { size: text.length } });
   try {
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (cause) {
-    throw new AssemblerError('IMPORT_JSON_INVALID', `Card is not valid JSON: ${(cause as Error).message}`, undefined, cause);
+    throw new AssemblerError('IMPORT_JSON_INVALID', `Card is not valid JSON: ${(cause as Error).message}`, { cause });
   }
 }
 
@@ -95,11 +96,11 @@ function validateCard(input: unknown): ValidatedCard {
       spec === undefined
         ? 'Not a character card: no "spec" field and no V1 fields (a string "name" with "description", "personality", "first_mes", …)'
         : `Unsupported card spec ${JSON.stringify(spec)}; expected "chara_card_v2" or "chara_card_v3"`,
-      { spec },
+      { details: { spec } },
     );
   }
   const result = (spec === 'chara_card_v3' ? CardV3Schema : CardV2Schema).safeParse(value);
-  if (!result.success) throw new AssemblerError('IMPORT_CARD_INVALID', `Invalid ${spec} card: ${describeIssues(result.error.issues)}`);
+  if (!result.success) throw new AssemblerError('IMPORT_CARD_INVALID', `Invalid ${spec} card: ${formatIssues(result.error)}`);
   return { card: result.data, notes };
 }
 
@@ -211,7 +212,7 @@ function decodeChunk(keyword: 'ccv3' | 'chara', text: string): unknown {
   try {
     return JSON.parse(Buffer.from(text, 'base64').toString('utf8'));
   } catch (cause) {
-    throw new AssemblerError('IMPORT_JSON_INVALID', `PNG chunk "${keyword}" does not hold valid JSON`, { chunk: keyword }, cause);
+    throw new AssemblerError('IMPORT_JSON_INVALID', `PNG chunk "${keyword}" does not hold valid JSON`, { details: { chunk: keyword }, cause });
   }
 }
 
@@ -229,11 +230,11 @@ function decodeChunk(keyword: 'ccv3' | 'chara', text: string): unknown {
 export function importCharacterCard(input: Uint8Array | string | object, limits: PngLimits = {}, options: CharacterCardImportOptions = {}): CharacterCardImport {
   const plain: CardOrigin = { pngChunk: undefined, format: 'json', icon: undefined };
   if (input instanceof Uint8Array) {
-    if (input.length > (limits.maxFileBytes ?? 20 * 1024 * 1024)) throw new AssemblerError('IMPORT_TOO_LARGE', `Card file is ${input.length} bytes; the limit is ${limits.maxFileBytes ?? 20 * 1024 * 1024}`, { size: input.length });
+    if (input.length > (limits.maxFileBytes ?? 20 * 1024 * 1024)) throw new AssemblerError('IMPORT_TOO_LARGE', `Card file is ${input.length} bytes; the limit is ${limits.maxFileBytes ?? 20 * 1024 * 1024}`, { details: { size: input.length } });
     if (isZip(input)) return fromCharx(input, options);
     if (!isPng(input)) {
       // Check the byte size before decoding, so a huge non-PNG file is never turned into a string.
-      if (input.length > MAX_CARD_JSON_BYTES * 4) throw new AssemblerError('IMPORT_TOO_LARGE', `Card file is ${input.length} bytes; not a PNG, and too large for JSON`, { size: input.length });
+      if (input.length > MAX_CARD_JSON_BYTES * 4) throw new AssemblerError('IMPORT_TOO_LARGE', `Card file is ${input.length} bytes; not a PNG, and too large for JSON`, { details: { size: input.length } });
       return fromCard(validateCard(parseJsonText(Buffer.from(input).toString('utf8'))), plain, options);
     }
     const texts = readPngTextChunks(input, limits);

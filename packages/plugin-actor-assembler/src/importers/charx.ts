@@ -108,7 +108,7 @@ function centralDirectory(view: DataView): ZipEntry[] {
 }
 
 function entryBytes(bytes: Uint8Array, view: DataView, entry: ZipEntry, cap: number): Uint8Array {
-  if (entry.size > cap) throw new AssemblerError('IMPORT_TOO_LARGE', `CHARX entry "${entry.name}" is ${entry.size} bytes; the limit is ${cap}`, { size: entry.size });
+  if (entry.size > cap) throw new AssemblerError('IMPORT_TOO_LARGE', `CHARX entry "${entry.name}" is ${entry.size} bytes; the limit is ${cap}`, { details: { size: entry.size } });
   const at = entry.localOffset;
   if (at + 30 > view.byteLength || view.getUint32(at, true) !== LOCAL_HEADER) fail(`local header of "${entry.name}" is damaged`);
   const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
@@ -119,7 +119,7 @@ function entryBytes(bytes: Uint8Array, view: DataView, entry: ZipEntry, cap: num
   try {
     return inflateRawSync(stored, { maxOutputLength: cap });
   } catch (cause) {
-    throw new AssemblerError('IMPORT_CHARX_INVALID', `CHARX archive: "${entry.name}" does not inflate (${(cause as Error).message})`, undefined, cause);
+    throw new AssemblerError('IMPORT_CHARX_INVALID', `CHARX archive: "${entry.name}" does not inflate (${(cause as Error).message})`, { cause });
   }
 }
 

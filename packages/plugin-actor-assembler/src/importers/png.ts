@@ -61,25 +61,25 @@ export function isPng(bytes: Uint8Array): boolean {
  */
 export function readPngChunks(bytes: Uint8Array, limits: PngLimits = {}): PngChunk[] {
   const caps = { ...DEFAULT_LIMITS, ...limits };
-  if (bytes.length > caps.maxFileBytes) throw new AssemblerError('IMPORT_TOO_LARGE', `PNG is ${bytes.length} bytes; the limit is ${caps.maxFileBytes}`, { size: bytes.length });
+  if (bytes.length > caps.maxFileBytes) throw new AssemblerError('IMPORT_TOO_LARGE', `PNG is ${bytes.length} bytes; the limit is ${caps.maxFileBytes}`, { details: { size: bytes.length } });
   if (!isPng(bytes)) throw new AssemblerError('PNG_INVALID', 'Not a PNG file (bad signature)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const chunks: PngChunk[] = [];
   let offset = 8;
   while (true) {
-    if (offset + 12 > bytes.length) throw new AssemblerError('PNG_INVALID', `PNG is truncated at byte ${offset} (no IEND chunk)`, { offset });
+    if (offset + 12 > bytes.length) throw new AssemblerError('PNG_INVALID', `PNG is truncated at byte ${offset} (no IEND chunk)`, { details: { offset } });
     const length = view.getUint32(offset);
     const typeBytes = bytes.subarray(offset + 4, offset + 8);
     const type = String.fromCharCode(...typeBytes);
-    if (!/^[A-Za-z]{4}$/.test(type)) throw new AssemblerError('PNG_INVALID', `Invalid chunk type at byte ${offset}`, { offset });
+    if (!/^[A-Za-z]{4}$/.test(type)) throw new AssemblerError('PNG_INVALID', `Invalid chunk type at byte ${offset}`, { details: { offset } });
     // Check the declared length against what is left before touching the data.
-    if (length > bytes.length - offset - 12) throw new AssemblerError('PNG_INVALID', `Chunk ${type} at byte ${offset} declares ${length} bytes past the end of the file`, { offset, type });
+    if (length > bytes.length - offset - 12) throw new AssemblerError('PNG_INVALID', `Chunk ${type} at byte ${offset} declares ${length} bytes past the end of the file`, { details: { offset, type } });
     if (type === 'tEXt' && length > caps.maxTextChunkBytes) {
-      throw new AssemblerError('IMPORT_TOO_LARGE', `tEXt chunk of ${length} bytes exceeds the limit of ${caps.maxTextChunkBytes}`, { size: length, type });
+      throw new AssemblerError('IMPORT_TOO_LARGE', `tEXt chunk of ${length} bytes exceeds the limit of ${caps.maxTextChunkBytes}`, { details: { size: length, type } });
     }
     const data = bytes.subarray(offset + 8, offset + 8 + length);
     const expected = view.getUint32(offset + 8 + length);
-    if (crc32(typeBytes, data) !== expected) throw new AssemblerError('PNG_CRC_MISMATCH', `Chunk ${type} at byte ${offset} fails its CRC check`, { offset, type });
+    if (crc32(typeBytes, data) !== expected) throw new AssemblerError('PNG_CRC_MISMATCH', `Chunk ${type} at byte ${offset} fails its CRC check`, { details: { offset, type } });
     if (chunks.length === 0 && type !== 'IHDR') throw new AssemblerError('PNG_INVALID', `First chunk is ${type}, expected IHDR`);
     chunks.push({ type, data });
     if (chunks.length > caps.maxChunks) throw new AssemblerError('IMPORT_TOO_LARGE', `PNG has more than ${caps.maxChunks} chunks`);

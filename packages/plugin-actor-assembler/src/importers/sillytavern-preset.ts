@@ -1,5 +1,6 @@
+import { formatIssues } from '@troupe/kernel';
 import * as z from 'zod';
-import { AssemblerError, describeIssues } from '../errors.js';
+import { AssemblerError } from '../errors.js';
 import { type DioPreparationReport, type PrepareForDioOptions, prepareForDio } from '../dio-prepare/prepare-for-dio.js';
 import { type Preset, type PromptEntry, parsePreset } from '../preset.js';
 import { sillyTavernPresetExtras } from './sillytavern-settings.js';
@@ -109,11 +110,11 @@ export function importSillyTavernPreset(input: string | object, options: SillyTa
     try {
       value = JSON.parse(input);
     } catch (cause) {
-      throw new AssemblerError('IMPORT_JSON_INVALID', `Preset is not valid JSON: ${(cause as Error).message}`, undefined, cause);
+      throw new AssemblerError('IMPORT_JSON_INVALID', `Preset is not valid JSON: ${(cause as Error).message}`, { cause });
     }
   }
   const parsed = stPresetSchema.safeParse(value);
-  if (!parsed.success) throw new AssemblerError('IMPORT_PRESET_INVALID', `Not a SillyTavern chat-completion preset: ${describeIssues(parsed.error.issues)}`);
+  if (!parsed.success) throw new AssemblerError('IMPORT_PRESET_INVALID', `Not a SillyTavern chat-completion preset: ${formatIssues(parsed.error)}`);
   const { prompts: stPrompts, prompt_order: orders, ...settings } = parsed.data;
   const warnings: string[] = [];
   const byId = new Map<string, z.output<typeof stPromptSchema>>();
@@ -157,7 +158,7 @@ export function importSillyTavernPreset(input: string | object, options: SillyTa
       ...(extras.regexScripts.length > 0 ? { regexScripts: extras.regexScripts } : {}),
     });
   } catch (cause) {
-    throw new AssemblerError('IMPORT_PRESET_INVALID', `SillyTavern preset maps to an invalid preset: ${(cause as Error).message}`, undefined, cause);
+    throw new AssemblerError('IMPORT_PRESET_INVALID', `SillyTavern preset maps to an invalid preset: ${(cause as Error).message}`, { cause });
   }
   const prepare = options?.prepareForDio;
   if (prepare === undefined || prepare === false) return { preset, settings, warnings };

@@ -145,7 +145,7 @@ export class MacroEvaluator {
     const { env } = this.state;
     const definition = lookup(part.key);
     if (definition === undefined) {
-      if (env.unknownMacros === 'error') throw new AssemblerError('MACRO_UNKNOWN', `Unknown macro {{${part.name}}}`, { macro: part.name });
+      if (env.unknownMacros === 'error') throw new AssemblerError('MACRO_UNKNOWN', `Unknown macro {{${part.name}}}`, { details: { macro: part.name } });
       env.onUnknownMacro?.(part.name);
       return this.fail(part, scope);
     }
@@ -221,7 +221,7 @@ export class MacroEvaluator {
       if (part.scope === 'local') {
         // The same slot-variable rule as setvar: only the slot rules bind them.
         if (SLOT_VARIABLES.has(name) && this.state.env.allowSlotWrites !== true) {
-          throw new AssemblerError('MACRO_RESERVED_VARIABLE', `{{.${name} …}} may not write a slot variable; only the slot rules bind it`, { variable: name });
+          throw new AssemblerError('MACRO_RESERVED_VARIABLE', `{{.${name} …}} may not write a slot variable; only the slot rules bind it`, { details: { variable: name } });
         }
       }
     };

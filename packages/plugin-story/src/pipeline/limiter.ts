@@ -1,4 +1,4 @@
-import { abortReason } from '@troupe/kernel';
+import { abortReason } from '@troupe/kernel/util';
 
 /**
  * Runs `work` for every item with at most `maxParallel` in flight, keeping result order.

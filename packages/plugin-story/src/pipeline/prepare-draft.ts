@@ -1,4 +1,5 @@
-import { abortReason, type ChatMessage, describeError } from '@troupe/kernel';
+import { abortReason, describeError } from '@troupe/kernel/util';
+import type { ChatMessage } from '@troupe/kernel';
 import { StoryError } from '../errors.js';
 import { STORY_EVENTS } from '../events.js';
 import type { SourceIndex } from '../retrieval/source-index.js';

@@ -1,4 +1,5 @@
-import { abortReason, describeError, KernelStorageError, type TreeStore } from '@troupe/kernel';
+import { abortReason, describeError } from '@troupe/kernel/util';
+import { KernelStorageError, type TreeStore } from '@troupe/kernel';
 import { STORY_EVENTS, settleMarker } from '../events.js';
 import { type ContinuityResult, runContinuity } from '../stages/continuity.js';
 import { knowledgePath, WORKSPACE_FILES } from '../workspace/layout.js';

@@ -1,4 +1,5 @@
-import { abortReason, type ChatMessage, type ChatModel, type Clock, describeError } from '@troupe/kernel';
+import { type ChatMessage, type ChatModel, type Clock, formatIssues } from '@troupe/kernel';
+import { abortReason, describeError, formatIssuePath } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { StoryError } from '../errors.js';
 import { STORY_EVENTS } from '../events.js';
@@ -150,7 +151,6 @@ export function parseJsonOutput<S extends z.ZodType>(text: string, schema: S, st
   }
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const field = issue?.path.map(String).join('.') || 'output';
-  throw new StoryError('STORY_STAGE_OUTPUT_INVALID', `${stage} returned JSON that does not fit the schema: ${field}: ${issue?.message ?? 'invalid'}`, { field });
+  const field = formatIssuePath(parsed.error.issues[0]?.path, 'output');
+  throw new StoryError('STORY_STAGE_OUTPUT_INVALID', `${stage} returned JSON that does not fit the schema: ${formatIssues(parsed.error, { root: 'output' })}`, { field });
 }

@@ -1,4 +1,4 @@
-import { sha256Hex } from '@troupe/kernel';
+import { sha256Hex } from '@troupe/kernel/util';
 import MiniSearch from 'minisearch';
 import { chunkMarkdown } from './chunk-markdown.js';
 import { capSnippets, DEFAULT_RETRIEVAL_LIMITS, type RetrievalLimits, type Snippet } from './snippet.js';

@@ -1,4 +1,5 @@
-import { abortReason, describeError } from '@troupe/kernel';
+import { formatIssues } from '@troupe/kernel';
+import { abortReason, describeError } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { StoryError } from '../errors.js';
 import type { WebSearchOptions, WebSearchProvider, WebSearchResult } from './web-search.js';
@@ -56,7 +57,7 @@ export function searxngProvider(options: SearxngOptions): WebSearchProvider {
         throw fail('response is not JSON', error);
       }
       const parsed = SearxngResponseSchema.safeParse(json);
-      if (!parsed.success) throw fail(`unexpected response shape: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`);
+      if (!parsed.success) throw fail(`unexpected response shape: ${formatIssues(parsed.error, { root: 'body' })}`);
       return parsed.data.results.slice(0, limit).map((r) => ({ title: r.title, url: r.url, snippet: r.content }));
     },
   };

@@ -1,3 +1,5 @@
+import { formatIssues } from '@troupe/kernel';
+import { formatIssuePath } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { StoryError } from '../errors.js';
 
@@ -93,17 +95,6 @@ export type SectionEntry = z.output<typeof SectionEntrySchema>;
 export type PipelineSettings = z.output<typeof PipelineSettingsSchema>;
 
 /**
- * Formats a zod path as `sections[1].kind`.
- * @param path - issue path
- * @returns a readable field name (`manifest` for the root; never throws)
- */
-export function formatFieldPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) out += typeof part === 'number' ? `[${part}]` : `${out ? '.' : ''}${String(part)}`;
-  return out || 'manifest';
-}
-
-/**
  * Validates a manifest object.
  * @param value - parsed JSON
  * @returns the manifest with defaults applied
@@ -112,9 +103,8 @@ export function formatFieldPath(path: readonly PropertyKey[]): string {
 export function validateManifest(value: unknown): StoryManifest {
   const parsed = StoryManifestSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => `${formatFieldPath(issue.path)}: ${issue.message}`);
-  const field = formatFieldPath(parsed.error.issues[0]?.path ?? []);
-  throw new StoryError('STORY_MANIFEST_INVALID', `manifest.json is invalid — ${issues.join('; ')}`, { field });
+    const field = formatIssuePath(parsed.error.issues[0]?.path, 'manifest');
+  throw new StoryError('STORY_MANIFEST_INVALID', `manifest.json is invalid — ${formatIssues(parsed.error, { root: 'manifest' })}`, { field });
 }
 
 /**

@@ -1,13 +1,5 @@
-import {
-  type EventKey,
-  type NewSessionEvent,
-  type ReadEventsOptions,
-  type SessionEvent,
-  type SessionLog,
-  validateEventKey,
-  validateNewEvents,
-  validateSessionId,
-} from '@troupe/kernel';
+import type { EventKey, NewSessionEvent, ReadEventsOptions, SessionEvent, SessionLog } from '@troupe/kernel';
+import { validateEventKey, validateNewEvents, validateSessionId } from '@troupe/kernel/storage';
 import { asIoError, writeFully } from '../fs/atomic-write.js';
 import { readFileBytes } from '../fs/read-file.js';
 import { APPEND_NOFOLLOW, errorCode, type StorageFs } from '../fs/storage-fs.js';

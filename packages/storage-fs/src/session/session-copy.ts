@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { parseExport, type SessionEvent } from '@troupe/kernel';
+import { parseExport } from '@troupe/kernel/storage';
+import type { SessionEvent } from '@troupe/kernel';
 import { asIoError, atomicWriteFile } from '../fs/atomic-write.js';
 import { readFileBytes } from '../fs/read-file.js';
 import { errorCode } from '../fs/storage-fs.js';

@@ -1,22 +1,7 @@
 import { join } from 'node:path';
-import {
-  appendSettleBlock,
-  KernelStorageError,
-  MANIFEST_PATH,
-  RevisionConflictError,
-  type SettleResult,
-  settlementDigest,
-  sha256Hex,
-  stampManifestRevision,
-  type TreeCommit,
-  type TreeSettlement,
-  type TreeSnapshot,
-  type TreeStore,
-  validateTreeCommit,
-  validateTreeFiles,
-  validateTreeId,
-  validateTreeSettlement,
-} from '@troupe/kernel';
+import { appendSettleBlock, MANIFEST_PATH, settlementDigest, stampManifestRevision, validateTreeCommit, validateTreeFiles, validateTreeId, validateTreeSettlement } from '@troupe/kernel/storage';
+import { KernelStorageError, RevisionConflictError, type SettleResult, type TreeCommit, type TreeSettlement, type TreeSnapshot, type TreeStore } from '@troupe/kernel';
+import { sha256Hex } from '@troupe/kernel/util';
 import { asIoError } from '../fs/atomic-write.js';
 import { type HeldLock, withFileLock } from '../fs/file-lock.js';
 import { KeyedQueue } from '../fs/keyed-queue.js';

@@ -1,4 +1,5 @@
-import { KernelStorageError, SETTLE_MARKER_PATTERN } from '@troupe/kernel';
+import { KernelStorageError } from '@troupe/kernel';
+import { SETTLE_MARKER_PATTERN } from '@troupe/kernel/storage';
 import * as z from 'zod';
 import { writeFully } from '../fs/atomic-write.js';
 import { readFileBytes } from '../fs/read-file.js';

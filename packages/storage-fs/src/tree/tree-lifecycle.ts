@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { KernelStorageError, sha256Hex, validateTreeId } from '@troupe/kernel';
+import { KernelStorageError } from '@troupe/kernel';
+import { sha256Hex } from '@troupe/kernel/util';
+import { validateTreeId } from '@troupe/kernel/storage';
 import { asIoError, atomicWriteFile } from '../fs/atomic-write.js';
 import { errorCode, type StorageFs } from '../fs/storage-fs.js';
 import { sweepDeadTemps } from '../fs/sweep-temps.js';

@@ -1,4 +1,4 @@
-import { validateTreePath } from '@troupe/kernel';
+import { validateTreePath } from '@troupe/kernel/storage';
 
 /**
  * Whether `path` is a caller path exactly as the kernel accepts it for a player write (relative,

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { sha256Hex } from '@troupe/kernel';
+import { sha256Hex } from '@troupe/kernel/util';
 import { readFileBytes } from '../fs/read-file.js';
 import type { StorageFs } from '../fs/storage-fs.js';
 import { tempOwner } from '../fs/temp-names.js';

@@ -1,4 +1,4 @@
-import { TREE_ID_PATTERN } from '@troupe/kernel';
+import { TREE_ID_PATTERN } from '@troupe/kernel/storage';
 import * as z from 'zod';
 
 /** A library id (character, preset, persona, chat): the storage's folder-name rule. */

@@ -1,4 +1,4 @@
-import { readCappedText } from '@troupe/kernel';
+import { readCappedText } from '@troupe/kernel/util';
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { Demo } from '../../compose.js';

@@ -11,7 +11,7 @@ import { addVariable, stepVariable } from '../variables.js';
  */
 export function assertWritable(call: Pick<MacroCall, 'env' | 'name'>, name: string): void {
   if (SLOT_VARIABLES.has(name) && call.env.allowSlotWrites !== true) {
-    throw new AssemblerError('MACRO_RESERVED_VARIABLE', `{{${call.name}::${name}}} may not write a slot variable; only the slot rules bind it`, { variable: name });
+    throw new AssemblerError('MACRO_RESERVED_VARIABLE', `{{${call.name}::${name}}} may not write a slot variable; only the slot rules bind it`, { details: { variable: name } });
   }
 }
 
@@ -25,7 +25,7 @@ export function assertWritable(call: Pick<MacroCall, 'env' | 'name'>, name: stri
 export function readLocal(store: Map<string, string>, name: string): string {
   const value = store.get(name);
   if (value !== undefined) return value;
-  if (SLOT_VARIABLES.has(name)) throw new AssemblerError('MACRO_SLOT_VARIABLE_UNSET', `{{getvar::${name}}} is a slot variable but nothing bound it this turn`, { variable: name });
+  if (SLOT_VARIABLES.has(name)) throw new AssemblerError('MACRO_SLOT_VARIABLE_UNSET', `{{getvar::${name}}} is a slot variable but nothing bound it this turn`, { details: { variable: name } });
   return '';
 }
 
