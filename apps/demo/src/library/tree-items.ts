@@ -1,4 +1,4 @@
-import { KernelStorageError, type TreeSnapshot, type TreeStore } from '@troupe/kernel';
+import { formatIssues, KernelStorageError, type TreeSnapshot, type TreeStore } from '@troupe/kernel';
 import type * as z from 'zod';
 import { LibraryError } from './library-error.js';
 
@@ -39,7 +39,7 @@ export function itemJson<S extends z.ZodType>(snapshot: TreeSnapshot, path: stri
     throw new LibraryError('LIBRARY_INVALID', `${snapshot.treeId}/${path} is not valid JSON`);
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new LibraryError('LIBRARY_INVALID', `${snapshot.treeId}/${path}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
+  if (!parsed.success) throw new LibraryError('LIBRARY_INVALID', `${snapshot.treeId}/${path}: ${formatIssues(parsed.error)}`);
   return parsed.data;
 }
 

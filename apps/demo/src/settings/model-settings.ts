@@ -1,3 +1,4 @@
+import { formatIssues } from '@troupe/kernel';
 import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
@@ -123,7 +124,7 @@ export class ModelSettingsFile {
       throw new LibraryError('SETTINGS_INVALID', `${this.#path} is not valid JSON; fix or delete it`);
     }
     const parsed = ModelSettingsSchema.safeParse(value);
-    if (!parsed.success) throw new LibraryError('SETTINGS_INVALID', `${this.#path}: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+    if (!parsed.success) throw new LibraryError('SETTINGS_INVALID', `${this.#path}: ${formatIssues(parsed.error)}`);
     return parsed.data;
   }
 
