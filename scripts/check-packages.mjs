@@ -58,6 +58,28 @@ function checkContents(name, tarballPath) {
   }
 }
 
+/**
+ * Effect stays inside packages: no declaration file may import `effect` (public APIs are Promise +
+ * AbortSignal).
+ */
+function checkNoEffectTypes(name, dir) {
+  const label = `${name} no effect types in .d.ts`;
+  const offenders = [];
+  const walk = (folder) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.d.ts') && /(?:from|import\()\s*['"]effect(?:\/[^'"]*)?['"]/.test(readFileSync(path, 'utf8'))) offenders.push(path.slice(dir.length + 1));
+    }
+  };
+  walk(join(dir, 'dist'));
+  console.log(`${offenders.length === 0 ? 'ok  ' : 'FAIL'} ${label}`);
+  if (offenders.length > 0) {
+    console.log(offenders.map((file) => `     ${file}`).join('\n'));
+    failures.push(label);
+  }
+}
+
 try {
   for (const { dir, manifest } of packages) {
     if (!readdirSync(dir).includes('dist')) {
@@ -77,6 +99,7 @@ try {
     check(`${manifest.name} publint`, bin('publint'), ['run', '--strict', dir], dir);
     check(`${manifest.name} attw`, bin('attw'), [tarballPath, '--profile', 'esm-only', '--format', 'ascii'], dir);
     checkContents(manifest.name, tarballPath);
+    checkNoEffectTypes(manifest.name, dir);
   }
 } finally {
   rmSync(tarballDir, { recursive: true, force: true });

@@ -23,7 +23,8 @@ export type KernelErrorCode =
   | 'KERNEL_BACKGROUND_FAILED'
   | 'KERNEL_CHAT_CONTROL_INVALID'
   | 'KERNEL_TURN_NOT_FOUND'
-  | 'KERNEL_STEP_NOT_FOUND';
+  | 'KERNEL_STEP_NOT_FOUND'
+  | 'KERNEL_SERVICE_MISSING';
 
 /** Options accepted by {@link KernelError}: cause, plugin, hook and details. */
 export type KernelErrorOptions = TroupeErrorOptions;

@@ -34,6 +34,7 @@ export { defineDirectorTool } from './director/director-tool.js';
 export type { DirectorSettings } from './director/director-loop.js';
 export type { DirectorTool, ToolCallOutcome, ToolErrorCode } from './director/director-tool.js';
 export { Tokens } from './di/tokens.js';
+export type { ServiceProvider, ServiceResolver } from './di/service-providers.js';
 export { KERNEL_VERSION } from './version.js';
 
 // Context keys

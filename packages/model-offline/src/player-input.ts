@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@troupe/kernel';
-import { readBlocks } from './prompt-blocks.js';
+import { readBlocks, stageBlock } from './prompt-blocks.js';
 import { isCjk, stripEndPunctuation } from './text.js';
 
 /** The player's input as a story stage reads it. */
@@ -25,7 +25,7 @@ export interface PlayerInput {
  * @returns the input, split into stage direction, speech and topic
  */
 export function readPlayerInput(messages: readonly ChatMessage[]): PlayerInput {
-  const block = readBlocks(messages).get('player input');
+  const block = stageBlock(readBlocks(messages), 'playerInput');
   return splitPlayerInput(block ?? lastUserText(messages));
 }
 

@@ -1,7 +1,7 @@
 import type { ChatRequest } from '@troupe/kernel';
 import { readMessageFacts } from './message-facts.js';
 import { type PlayerInput, readPlayerInput } from './player-input.js';
-import { blockMatching, plainLines, readBlocks } from './prompt-blocks.js';
+import { plainLines, readBlocks, stageBlock } from './prompt-blocks.js';
 import { firstClause, listNames, withEndStop } from './story-text.js';
 import { sentenceKey, splitSentences } from './text.js';
 
@@ -50,7 +50,7 @@ function readSectionBrief(request: ChatRequest): SectionBrief {
   const blocks = readBlocks(request.messages);
   const facts: string[] = [];
   const characters: CharacterBeat[] = [];
-  for (const line of (blockMatching(blocks, /^director's plan$/) ?? '').split('\n')) {
+  for (const line of (stageBlock(blocks, 'directorsPlan') ?? '').split('\n')) {
     const beat = /^\s*-\s+(.{1,24}?)\s*[：:]\s*(.+)$/u.exec(line);
     if (!beat) continue;
     const [, label, text] = beat as unknown as [string, string, string];
@@ -66,7 +66,7 @@ function readSectionBrief(request: ChatRequest): SectionBrief {
     facts,
     characters: focus ? characters.filter((beat) => beat.name === focus) : characters,
     names: focus ? [focus] : names,
-    reference: plainLines(blockMatching(blocks, /^section reference$/)),
+    reference: plainLines(stageBlock(blocks, 'sectionReference')),
     input,
   };
 }

@@ -1,4 +1,5 @@
 import type { ChatRequest, ChatResponse } from '@troupe/kernel';
+import { STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import { actorReply } from './actor-stage.js';
 import { directorResponse } from './director-stage.js';
 import { generateFromSchema } from './json-schema-generator.js';
@@ -21,9 +22,9 @@ export function answer(request: ChatRequest): Omit<ChatResponse, 'usage'> {
   switch (stage) {
     case 'actor':
       return { text: actorReply(request), finishReason: 'stop' };
-    case 'story/section':
+    case STORY_STAGES.section:
       return { text: sectionProse(request), finishReason: 'stop' };
-    case 'story/editor':
+    case STORY_STAGES.editor:
       return { text: editorProse(request), finishReason: 'stop' };
     case 'dio/compile':
       // The DIO service sends the merged prompt as the last user message; echoing it is the

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@troupe/kernel';
-import { blockMatching, plainLines, titleOf } from './prompt-blocks.js';
+import { plainLines, stageBlock, titleOf } from './prompt-blocks.js';
 
 /** A character named by a story stage prompt. */
 export interface CastMember {
@@ -20,7 +20,7 @@ export function playedCharacter(messages: readonly ChatMessage[], blocks: Readon
     const match = /\bYou play (.+?)(?: \(([^)]+)\))?(?: only)?[.,]/.exec(message.content);
     if (match) return { id: match[2] ?? match[1]!, name: match[1]! };
   }
-  const title = titleOf(blockMatching(blocks, /^persona$/));
+  const title = titleOf(stageBlock(blocks, 'persona'));
   if (!title) return undefined;
   const name = title.replace(/[（(].*$/u, '').trim();
   return name ? { id: name, name } : undefined;

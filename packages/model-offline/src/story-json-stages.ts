@@ -1,8 +1,9 @@
 import type { ChatRequest } from '@troupe/kernel';
+import { STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import { statesLastingRequirement } from './director-stage.js';
 import { hashText } from './hash.js';
 import { type PlayerInput, readPlayerInput } from './player-input.js';
-import { blockMatching, plainLines, readBlocks, titleOf } from './prompt-blocks.js';
+import { plainLines, readBlocks, stageBlock, titleOf } from './prompt-blocks.js';
 import { participantsIn, playedCharacter, proposalsIn, sectionsIn } from './story-cast.js';
 import { firstClause, outsideQuotes, withEndStop } from './story-text.js';
 import { isCjk, overlapScore, snippet, splitSentences, spokenLength, stripEndPunctuation } from './text.js';
@@ -17,13 +18,13 @@ import { isCjk, overlapScore, snippet, splitSentences, spokenLength, stripEndPun
  */
 export function storyHint(request: ChatRequest): unknown {
   switch (request.meta.stage) {
-    case 'story/research':
+    case STORY_STAGES.research:
       return researchHint(request);
-    case 'story/character':
+    case STORY_STAGES.character:
       return characterHint(request);
-    case 'story/director':
+    case STORY_STAGES.director:
       return directorHint(request);
-    case 'story/continuity':
+    case STORY_STAGES.continuity:
       return continuityHint(request);
     default:
       return undefined;
@@ -38,10 +39,10 @@ function characterHint(request: ChatRequest) {
   const zh = input.chinese;
   const member = playedCharacter(request.messages, blocks);
   const name = member?.name ?? (zh ? '这个角色' : 'The character');
-  const persona = blockMatching(blocks, /^persona$/);
+  const persona = stageBlock(blocks, 'persona');
   const alias = /[（(]([^）)]+)[）)]/u.exec(titleOf(persona) ?? '')?.[1];
   // Quoted lines are settled observations of earlier replies, not things to recite.
-  const known = plainLines(blockMatching(blocks, /^what .+ knows$/)).filter((line) => !/[“”「」"]/u.test(line));
+  const known = plainLines(stageBlock(blocks, 'knowledge')).filter((line) => !/[“”「」"]/u.test(line));
   const secret = known.some((line) => SECRET.test(line));
   const relevant = mostRelevant(
     known.filter((line) => !SECRET.test(line)),
@@ -83,8 +84,8 @@ function researchHint(request: ChatRequest) {
   const blocks = readBlocks(request.messages);
   const input = readPlayerInput(request.messages);
   const zh = input.chinese;
-  const facts = rankedFacts(snippetSentences(blockMatching(blocks, /^reference snippets$/)), input, 3);
-  const history = plainLines(blockMatching(blocks, /^public history$/));
+  const facts = rankedFacts(snippetSentences(stageBlock(blocks, 'referenceSnippets')), input, 3);
+  const history = plainLines(stageBlock(blocks, 'publicHistory'));
   const last = history[history.length - 1];
   const opening = last ? (zh ? `接着此前的事：${withEndStop(snippet(last, 60), zh)}` : `After: ${withEndStop(snippet(last, 100), zh)}`) : zh ? '故事刚刚开始。' : 'The story has just begun.';
   const topic = input.topic ? (zh ? `玩家这一回${input.asks ? '问起' : '说到'}“${input.topic}”。` : ` This time the player ${input.asks ? 'asks about' : 'mentions'} "${input.topic}".`) : '';
@@ -95,9 +96,9 @@ function directorHint(request: ChatRequest) {
   const blocks = readBlocks(request.messages);
   const input = readPlayerInput(request.messages);
   const zh = input.chinese;
-  const briefLines = (blockMatching(blocks, /^research brief$/) ?? '').split('\n');
+  const briefLines = (stageBlock(blocks, 'researchBrief') ?? '').split('\n');
   const facts = briefLines.filter((line) => /^\s*-\s+\S/.test(line)).map((line) => line.replace(/^\s*-\s+/, '').trim());
-  const proposals = proposalsIn(blockMatching(blocks, /^character proposals$/));
+  const proposals = proposalsIn(stageBlock(blocks, 'characterProposals'));
   const beats: string[] = [];
   const fact = rankedFacts(facts, input, 1)[0];
   if (fact) beats.push(zh ? `背景：${fact}` : `Background: ${fact}`);
@@ -109,7 +110,7 @@ function directorHint(request: ChatRequest) {
   }
   if (beats.length === 0) beats.push(zh ? `回应玩家：${snippet(input.text, 80)}` : `Respond to the player: ${snippet(input.text, 120)}`);
   const names = proposals.map((p) => p.name);
-  const sectionNotes = sectionsIn(blockMatching(blocks, /^sections$/)).map((section) => ({
+  const sectionNotes = sectionsIn(stageBlock(blocks, 'sections')).map((section) => ({
     sectionId: section.id,
     note: sectionNote(section.kind, section.focus ? [section.focus] : names, input),
   }));
@@ -127,7 +128,7 @@ function sectionNote(kind: string, names: readonly string[], input: PlayerInput)
 
 function continuityHint(request: ChatRequest) {
   const blocks = readBlocks(request.messages);
-  const reply = plainLines(blockMatching(blocks, /^visible reply$/)).join('\n');
+  const reply = plainLines(stageBlock(blocks, 'visibleReply')).join('\n');
   const zh = isCjk(reply);
   const sentences = splitSentences(reply).map((sentence) => (zh ? outsideQuotes(sentence, (text) => text.replace(/你/gu, '玩家')) : sentence));
   // The event is what the player did or saw happen: the first sentence about the player, joined
@@ -136,7 +137,7 @@ function continuityHint(request: ChatRequest) {
   const at = Math.max(0, sentences.findIndex((sentence) => (typeof player === 'string' ? sentence.includes(player) : player.test(sentence))));
   let event = sentences[at] ?? '';
   if (event && spokenLength(event) < 8 && sentences[at + 1]) event = `${event}${zh ? '' : ' '}${sentences[at + 1]}`;
-  const participants = participantsIn(blockMatching(blocks, /^participants$/));
+  const participants = participantsIn(stageBlock(blocks, 'participants'));
   const observations = participants
     .map((member) => ({
       member,
@@ -146,7 +147,7 @@ function continuityHint(request: ChatRequest) {
     .filter((entry): entry is { member: (typeof participants)[number]; seen: string } => entry.seen !== undefined)
     .map(({ member, seen }) => ({ characterId: member.id, facts: [snippet(seen, 120)] }));
   // Only foreshadowing is a thread to bring up later; the outline is already the plan.
-  const thread = mostRelevant(plainLines(blockMatching(blocks, /^foreshadowing$/)), reply);
+  const thread = mostRelevant(plainLines(stageBlock(blocks, 'foreshadowing')), reply);
   const proposals = thread ? [zh ? `可以在后面几回让这条线索慢慢浮现：${stripEndPunctuation(thread)}。` : `Let this thread surface over the next turns: ${stripEndPunctuation(thread)}.`] : [];
   return { publicEvents: event ? [snippet(event, 120)] : [], observations, proposals };
 }

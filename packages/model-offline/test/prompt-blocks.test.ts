@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitPlayerInput } from '../src/player-input.js';
-import { parseBlocks, plainLines, readBlocks } from '../src/prompt-blocks.js';
+import { parsePromptBlocks as parseBlocks } from '@troupe/kernel/stage-prompt';
+import { plainLines, readBlocks } from '../src/prompt-blocks.js';
 import { readPlayerInput } from '../src/player-input.js';
 import { splitSentences } from '../src/text.js';
 

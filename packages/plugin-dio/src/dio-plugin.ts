@@ -46,11 +46,18 @@ export function dioPlugin(options: DioPluginOptions): PluginDefinition<DioPlugin
     configSchema: DioPluginConfigSchema,
     config,
     setup(ctx) {
-      const client = new DioClient(ctx.config.baseUrl, ctx.config.requestTimeoutMs, {
-        clock: clock ?? ctx.container.resolve(Tokens.Clock),
-        logger: logger ?? ctx.logger,
-        ...(fetch ? { fetch } : {}),
+      // Built by the harness container: an app overrides the client itself (`DioClientToken`) or
+      // only its HTTP (`Tokens.Fetch`) and time (`Tokens.Clock`) when it creates the harness.
+      ctx.provide({
+        token: DioClientToken,
+        useFactory: (resolve) =>
+          new DioClient(ctx.config.baseUrl, ctx.config.requestTimeoutMs, {
+            clock: clock ?? resolve(Tokens.Clock),
+            logger: logger ?? ctx.logger,
+            fetch: fetch ?? resolve(Tokens.Fetch),
+          }),
       });
+      const client = ctx.resolve(DioClientToken);
       ctx.expose(DioClientToken, client);
       ctx.registerTool(scheduleDioTool(client, ctx.config) as never);
       // Degradation is handled inside (exact event names); `degradable` is only the backstop

@@ -3,7 +3,8 @@
 // 2. Retrieval: index build and query time over 1 MB and 10 MB of mixed Chinese/English Markdown.
 import { createHarness } from '@troupe/kernel';
 import { MemorySessionLog, MemoryTreeStore } from '@troupe/kernel/testing';
-import { selectStoryWorkspace, SourceIndex, StoryWorkspaces, storyPlugin } from '../dist/index.js';
+import { selectStoryWorkspace, StoryWorkspaces, storyPlugin } from '../dist/index.js';
+import { SourceIndex } from '../dist/retrieval/source-index.js';
 
 const L = Number(process.env.BENCH_LATENCY_MS ?? 100);
 const SECTIONS = 3;
@@ -130,6 +131,7 @@ for (const characters of [1, 4, 8]) {
     console.log(`| ${characters} | ${maxParallel} | ${waves} | ${ideal} | ${wall.toFixed(1)} | ${(wall / ideal).toFixed(3)} |`);
   }
 }
+if (process.env.BENCH_RETRIEVAL === '0') process.exit(0);
 console.log('\n## retrieval (10 sources, mixed zh/en Markdown)');
 console.log('| size | chunks | index build (ms) | unchanged update (ms) | query avg (ms) |');
 console.log('|---:|---:|---:|---:|---:|');

@@ -3,6 +3,9 @@
 // retrieval and pipeline helpers are internals.
 export { storyPlugin, STORY_PLUGIN_NAME } from './plugin.js';
 export type { StoryPluginOptions } from './plugin.js';
+export { StoryPluginOptionsSchema } from './plugin-config.js';
+export { StoryTokens } from './story-tokens.js';
+export { SourceIndexCache } from './retrieval/source-index-cache.js';
 export { StoryError } from './errors.js';
 export type { StoryErrorCode } from './errors.js';
 export { STORY_EVENTS } from './events.js';
@@ -27,3 +30,7 @@ export { WORKSPACE_FILES } from './workspace/layout.js';
 export { searxngProvider } from './web/searxng.js';
 export type { SearxngOptions } from './web/searxng.js';
 export type { WebSearchOptions, WebSearchProvider, WebSearchResult } from './web/web-search.js';
+// The stage-prompt contract: the headings and layout of every stage's message. Declared in the
+// kernel so a model package (model-offline) can read it without importing this plugin.
+export { STAGE_BLOCKS, STAGE_LAYOUTS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
+export type { StageBlockId, StoryStageName } from '@troupe/kernel/stage-prompt';

@@ -16,3 +16,5 @@ export function createIsolatedContainer(): DependencyContainer {
   return container.createChildContainer();
 }
 export { Tokens } from './tokens.js';
+export { registerProvider, resolveService, tokenName } from './service-providers.js';
+export type { ServiceProvider, ServiceResolver } from './service-providers.js';

@@ -17,4 +17,6 @@ export const Tokens = Object.freeze({
   TreeStore: Symbol.for('@troupe/kernel/TreeStore') as InjectionToken<TreeStore>,
   ModelRegistry: Symbol.for('@troupe/kernel/ModelRegistry') as InjectionToken<ModelRegistry>,
   BackgroundTasks: Symbol.for('@troupe/kernel/BackgroundTasks') as InjectionToken<BackgroundTasks>,
+  /** The HTTP client plugins use (default: the global `fetch`); override it to route or record requests. */
+  Fetch: Symbol.for('@troupe/kernel/Fetch') as InjectionToken<typeof fetch>,
 });

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { BackgroundTasks } from '../background/background-tasks.js';
-import { createIsolatedContainer, type DependencyContainer, type InjectionToken, Tokens } from '../di/index.js';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { ServiceProvider } from '../di/service-providers.js';
+import { Tokens } from '../di/tokens.js';
 import { ToolExecutor } from '../director/tool-executor.js';
 import { describeError, KernelError } from '../errors.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
@@ -42,7 +44,8 @@ const DEFAULT_TIMEOUTS: Readonly<Record<HookName, number>> = { preActor: 600_000
  * ```
  * @throws {KernelError} KERNEL_HARNESS_INVALID, KERNEL_PLUGIN_DUPLICATE,
  *   KERNEL_PLUGIN_MISSING_DEPENDENCY, KERNEL_PLUGIN_VERSION_MISMATCH,
- *   KERNEL_PLUGIN_CONFIG_INVALID, KERNEL_PLUGIN_INVALID, KERNEL_PLUGIN_SETUP_FAILED
+ *   KERNEL_PLUGIN_CONFIG_INVALID, KERNEL_PLUGIN_INVALID, KERNEL_PLUGIN_SETUP_FAILED,
+ *   KERNEL_SERVICE_MISSING (a plugin needs a token nothing provides)
  */
 export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const models = pickModels(options);
@@ -52,16 +55,23 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const configs = [];
   for (const plugin of plugins) configs.push(await validatePluginConfig(plugin));
 
-  const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? silentLogger;
-  const root = createIsolatedContainer();
-  const background = new BackgroundTasks(options.sessionLog, clock, logger.child({ component: 'background' }));
-  root.register(Tokens.Clock, { useValue: clock });
-  root.register(Tokens.Logger, { useValue: logger });
+  // DI loads on first use, not when the kernel is imported: a plain `import '@troupe/kernel'`
+  // leaves the global `Reflect` alone (reflect-metadata comes with `@troupe/kernel/di`).
+  const di = await import('../di/index.js');
+  const root = di.createIsolatedContainer();
+  root.register(Tokens.Clock, { useValue: options.clock ?? systemClock });
+  root.register(Tokens.Logger, { useValue: options.logger ?? silentLogger });
   root.register(Tokens.SessionLog, { useValue: options.sessionLog });
   root.register(Tokens.ModelRegistry, { useValue: models });
-  root.register(Tokens.BackgroundTasks, { useValue: background });
+  root.register(Tokens.Fetch, { useValue: (input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, init) });
   if (options.trees) root.register(Tokens.TreeStore, { useValue: options.trees });
+  // The app's providers override the defaults above and every plugin's (plugins provide theirs
+  // only for tokens nobody registered here).
+  for (const provider of options.provide ?? []) di.registerProvider(root, provider);
+  const clock = di.resolveService(root, Tokens.Clock);
+  const logger = di.resolveService(root, Tokens.Logger);
+  const background = new BackgroundTasks(options.sessionLog, clock, logger.child({ component: 'background' }));
+  root.register(Tokens.BackgroundTasks, { useValue: background });
 
   const hooks = new HookRegistry();
   const tools = new ToolExecutor();
@@ -70,7 +80,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   for (const [index, plugin] of plugins.entries()) {
     const pluginLogger = logger.child({ plugin: plugin.name });
     loggers.set(plugin.name, pluginLogger);
-    const context = setupContext(plugin, configs[index], root, root.createChildContainer(), pluginLogger, hooks, tools, closeCallbacks);
+    const context = setupContext(plugin, configs[index], root, root.createChildContainer(), pluginLogger, hooks, tools, closeCallbacks, di);
     try {
       await plugin.setup(context);
     } catch (error) {
@@ -137,6 +147,7 @@ function setupContext(
   hooks: HookRegistry,
   tools: ToolExecutor,
   closeCallbacks: Array<() => void | Promise<void>>,
+  di: typeof import('../di/index.js'),
 ): PluginSetupContext<unknown> {
   const registrar = Object.fromEntries(
     HOOK_NAMES.map((hook) => [hook, (entry: HookEntry<typeof hook>) => hooks.add(plugin.name, hook, entry)]),
@@ -149,6 +160,10 @@ function setupContext(
     expose: <T>(token: InjectionToken<T>, value: T) => {
       root.register(token, { useValue: value });
     },
+    provide: <T>(provider: ServiceProvider<T>) => {
+      if (!root.isRegistered(provider.token, true)) di.registerProvider(scope, provider as ServiceProvider);
+    },
+    resolve: <T>(token: InjectionToken<T>) => di.resolveService(scope, token, plugin.name),
     hooks: registrar,
     registerTool: (tool) => tools.register(plugin.name, tool as never),
     onClose: (callback) => {

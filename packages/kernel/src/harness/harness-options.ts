@@ -1,5 +1,6 @@
 import type { CloseBackgroundOptions } from '../background/background-tasks.js';
-import type { InjectionToken } from '../di/index.js';
+import type { InjectionToken } from 'tsyringe';
+import type { ServiceProvider } from '../di/service-providers.js';
 import type { DirectorSettings } from '../director/director-loop.js';
 import type { KernelError } from '../errors.js';
 import type { HookName, PreparedActorPrompt } from '../hooks/hook-types.js';
@@ -42,6 +43,11 @@ export interface HarnessOptions {
    * token budget (`scenario.tokenBudget`).
    */
   readonly maxHistoryTurns?: number;
+  /**
+   * Services the app provides by token, overriding the kernel's and the plugins' defaults (e.g.
+   * `Tokens.Fetch`, a plugin's web search provider). Registered in this harness's own container.
+   */
+  readonly provide?: readonly ServiceProvider[];
 }
 
 /** Options of {@link Harness.runTurn}. */

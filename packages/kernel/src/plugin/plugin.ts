@@ -1,4 +1,5 @@
-import type { DependencyContainer, InjectionToken } from '../di/index.js';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { ServiceProvider } from '../di/service-providers.js';
 import type { DirectorTool } from '../director/director-tool.js';
 import type { HookEntry, HookName } from '../hooks/hook-types.js';
 import type { Logger } from '../ports/logger.js';
@@ -39,6 +40,16 @@ export interface PluginSetupContext<Config> {
   readonly container: DependencyContainer;
   /** Publishes a value into the harness root container so the app and other code can resolve it. */
   expose<T>(token: InjectionToken<T>, value: T): void;
+  /**
+   * Registers the plugin's default for a service in its scope — unless the app already provided
+   * that token to `createHarness({ provide })`, whose provider then wins.
+   */
+  provide<T>(provider: ServiceProvider<T>): void;
+  /**
+   * Resolves (and, for classes, builds) a service from the plugin's scope.
+   * @throws {KernelError} KERNEL_SERVICE_MISSING naming a token nothing provides
+   */
+  resolve<T>(token: InjectionToken<T>): T;
   /** Registers hook handlers. */
   readonly hooks: HookRegistrar;
   /** Offers a tool to the pre-actor director. */

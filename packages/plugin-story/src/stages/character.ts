@@ -1,3 +1,4 @@
+import { knowledgeHeading, renderPromptBlocks, STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
 import { callJsonStage, type StageEnvironment } from '../pipeline/stage-call.js';
@@ -37,7 +38,11 @@ export function characterMessages(input: CharacterWorkerInput): ChatMessage[] {
     },
     {
       role: 'user',
-      content: `## Persona\n${input.persona || '(empty)'}\n\n## What ${input.character.name} knows\n${input.knowledge || '(nothing yet)'}\n\n## Player input\n${input.playerInput}`,
+      content: renderPromptBlocks([
+        [STAGE_BLOCKS.persona, input.persona || '(empty)'],
+        [knowledgeHeading(input.character.name), input.knowledge || '(nothing yet)'],
+        [STAGE_BLOCKS.playerInput, input.playerInput],
+      ]),
     },
   ];
 }
@@ -50,5 +55,5 @@ export function characterMessages(input: CharacterWorkerInput): ChatMessage[] {
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runCharacter(env: StageEnvironment, input: CharacterWorkerInput): Promise<CharacterProposal> {
-  return callJsonStage(env, { stage: 'story/character', item: input.character.id, messages: characterMessages(input) }, CharacterProposalSchema, 'character_proposal');
+  return callJsonStage(env, { stage: STORY_STAGES.character, item: input.character.id, messages: characterMessages(input) }, CharacterProposalSchema, 'character_proposal');
 }

@@ -1,3 +1,4 @@
+import { renderPromptBlocks, STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
 import { callJsonStage, type StageEnvironment } from '../pipeline/stage-call.js';
@@ -38,7 +39,12 @@ export function continuityMessages(input: ContinuityInput): ChatMessage[] {
     },
     {
       role: 'user',
-      content: `## Visible reply\n${input.visibleReply}\n\n## Outline\n${input.outline || '(empty)'}\n\n## Foreshadowing\n${input.foreshadowing || '(empty)'}\n\n## Participants\n${participants}`,
+      content: renderPromptBlocks([
+        [STAGE_BLOCKS.visibleReply, input.visibleReply],
+        [STAGE_BLOCKS.outline, input.outline || '(empty)'],
+        [STAGE_BLOCKS.foreshadowing, input.foreshadowing || '(empty)'],
+        [STAGE_BLOCKS.participants, participants],
+      ]),
     },
   ];
 }
@@ -51,5 +57,5 @@ export function continuityMessages(input: ContinuityInput): ChatMessage[] {
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runContinuity(env: StageEnvironment, input: ContinuityInput): Promise<ContinuityResult> {
-  return callJsonStage(env, { stage: 'story/continuity', messages: continuityMessages(input) }, ContinuityResultSchema, 'continuity');
+  return callJsonStage(env, { stage: STORY_STAGES.continuity, messages: continuityMessages(input) }, ContinuityResultSchema, 'continuity');
 }

@@ -1,3 +1,4 @@
+import { renderPromptBlocks, STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
 import { callJsonStage, type StageEnvironment } from '../pipeline/stage-call.js';
@@ -56,7 +57,15 @@ export function directorMessages(input: DirectorInput): ChatMessage[] {
     },
     {
       role: 'user',
-      content: `## Outline\n${input.outline || '(empty)'}\n\n## Foreshadowing\n${input.foreshadowing || '(empty)'}\n\n## Public history\n${input.publicHistory || '(empty)'}\n\n## Research brief\n${input.research.facts.map((f) => `- ${f}`).join('\n') || '(none)'}\n${input.research.continuity}\n\n## Character proposals\n${proposals}\n\n## Sections\n${sections}\n\n## Player input\n${input.playerInput}`,
+      content: renderPromptBlocks([
+        [STAGE_BLOCKS.outline, input.outline || '(empty)'],
+        [STAGE_BLOCKS.foreshadowing, input.foreshadowing || '(empty)'],
+        [STAGE_BLOCKS.publicHistory, input.publicHistory || '(empty)'],
+        [STAGE_BLOCKS.researchBrief, `${input.research.facts.map((f) => `- ${f}`).join('\n') || '(none)'}\n${input.research.continuity}`],
+        [STAGE_BLOCKS.characterProposals, proposals],
+        [STAGE_BLOCKS.sections, sections],
+        [STAGE_BLOCKS.playerInput, input.playerInput],
+      ]),
     },
   ];
 }
@@ -69,7 +78,7 @@ export function directorMessages(input: DirectorInput): ChatMessage[] {
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runDirector(env: StageEnvironment, input: DirectorInput): Promise<DirectorPlan> {
-  return callJsonStage(env, { stage: 'story/director', messages: directorMessages(input) }, DirectorPlanSchema, 'director_plan');
+  return callJsonStage(env, { stage: STORY_STAGES.director, messages: directorMessages(input) }, DirectorPlanSchema, 'director_plan');
 }
 
 /**

@@ -1,3 +1,4 @@
+import { STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import { StoryError } from '../errors.js';
 import { callProseStage, type StageEnvironment } from '../pipeline/stage-call.js';
@@ -59,7 +60,7 @@ export function editorMessages(input: EditorInput): ChatMessage[] {
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_EMPTY, STORY_EDITOR_STRUCTURE (headings merged, renamed, reordered, or added to single prose); the abort reason when cancelled (never recorded as a failure)
  */
 export async function runEditor(env: StageEnvironment, input: EditorInput): Promise<string> {
-  const edited = await callProseStage(env, { stage: 'story/editor', messages: editorMessages(input) });
+  const edited = await callProseStage(env, { stage: STORY_STAGES.editor, messages: editorMessages(input) });
   checkStructure(edited, input.drafts);
   return edited;
 }

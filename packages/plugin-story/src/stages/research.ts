@@ -1,3 +1,4 @@
+import { renderPromptBlocks, STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
 import { callJsonStage, type StageEnvironment } from '../pipeline/stage-call.js';
@@ -39,7 +40,12 @@ export function researchMessages(input: ResearchInput): ChatMessage[] {
     },
     {
       role: 'user',
-      content: `## Public history\n${input.publicHistory || '(empty)'}\n\n## Recent conversation\n${recent}\n\n## Reference snippets\n${snippets}\n\n## Player input\n${input.playerInput}`,
+      content: renderPromptBlocks([
+        [STAGE_BLOCKS.publicHistory, input.publicHistory || '(empty)'],
+        [STAGE_BLOCKS.recentConversation, recent],
+        [STAGE_BLOCKS.referenceSnippets, snippets],
+        [STAGE_BLOCKS.playerInput, input.playerInput],
+      ]),
     },
   ];
 }
@@ -52,7 +58,7 @@ export function researchMessages(input: ResearchInput): ChatMessage[] {
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runResearch(env: StageEnvironment, input: ResearchInput): Promise<ResearchBrief> {
-  return callJsonStage(env, { stage: 'story/research', messages: researchMessages(input) }, ResearchBriefSchema, 'research_brief');
+  return callJsonStage(env, { stage: STORY_STAGES.research, messages: researchMessages(input) }, ResearchBriefSchema, 'research_brief');
 }
 
 /**

@@ -1,3 +1,4 @@
+import { renderPromptBlocks, STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import { callProseStage, type StageEnvironment } from '../pipeline/stage-call.js';
 import type { DirectorPlan, SectionDefinition } from './director.js';
@@ -34,7 +35,11 @@ export function sectionMessages(input: SectionWriterInput): ChatMessage[] {
     },
     {
       role: 'user',
-      content: `## Section reference\n${input.reference || '(none)'}\n\n## Director's plan\n${input.plan.beats.map((b) => `- ${b}`).join('\n')}\n${notes.map((n) => `Note: ${n}`).join('\n')}\n\n## Player input\n${input.playerInput}`,
+      content: renderPromptBlocks([
+        [STAGE_BLOCKS.sectionReference, input.reference || '(none)'],
+        [STAGE_BLOCKS.directorsPlan, `${input.plan.beats.map((b) => `- ${b}`).join('\n')}\n${notes.map((n) => `Note: ${n}`).join('\n')}`],
+        [STAGE_BLOCKS.playerInput, input.playerInput],
+      ]),
     },
   ];
 }
@@ -47,5 +52,5 @@ export function sectionMessages(input: SectionWriterInput): ChatMessage[] {
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_EMPTY; the abort reason when cancelled (never recorded as a failure)
  */
 export function runSection(env: StageEnvironment, input: SectionWriterInput): Promise<string> {
-  return callProseStage(env, { stage: 'story/section', item: input.section.id, messages: sectionMessages(input) });
+  return callProseStage(env, { stage: STORY_STAGES.section, item: input.section.id, messages: sectionMessages(input) });
 }

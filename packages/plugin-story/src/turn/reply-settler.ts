@@ -1,0 +1,54 @@
+import type { CommittedTurn, TreeStore, TurnContext } from '@troupe/kernel';
+import { inject, injectable } from '@troupe/kernel/di';
+import { describeError } from '@troupe/kernel/util';
+import * as z from 'zod';
+import { STORY_EVENTS, settleMarker } from '../events.js';
+import { settleTurn } from '../pipeline/settle-turn.js';
+import { StoryTokens } from '../story-tokens.js';
+import { WORKSPACE_FILES } from '../workspace/layout.js';
+import { parseManifest, type StoryManifest } from '../workspace/manifest.js';
+import { stageEnvironment, storyEmitter, turnWorkspaceKey } from './stage-env.js';
+
+const TurnWorkspaceSchema = z.object({ workspaceId: z.string() });
+
+/**
+ * The plugin's `postReview` step: settles the reply the player saw into the turn's workspace once
+ * (a retried or regenerated turn finds its settle marker and writes nothing).
+ */
+@injectable()
+export class StoryReplySettler {
+  readonly #trees: TreeStore;
+
+  /** @param trees - where workspaces live */
+  constructor(@inject(StoryTokens.WorkspaceStore) trees: TreeStore) {
+    this.#trees = trees;
+  }
+
+  /**
+   * Runs after a committed turn.
+   * @param turn - the committed turn
+   * @param ctx - the turn context
+   */
+  async postReview(turn: CommittedTurn, ctx: TurnContext): Promise<void> {
+    const marker = settleMarker(turn.turnId);
+    // A turn finished later from the log (resumed) has no context values: read its record.
+    const selected = ctx.get(turnWorkspaceKey) ?? TurnWorkspaceSchema.safeParse((await ctx.events.findLatest({ type: STORY_EVENTS.turnWorkspace, key: marker }))?.data).data;
+    if (!selected) return;
+    const { workspaceId } = selected;
+    const emit = storyEmitter(ctx);
+    if (await ctx.events.findLatest({ type: STORY_EVENTS.settled, key: marker })) return;
+    const snapshot = await this.#trees.read(workspaceId);
+    let manifest: StoryManifest;
+    try {
+      manifest = parseManifest(snapshot.files[WORKSPACE_FILES.manifest] ?? '');
+    } catch (error) {
+      const described = describeError(error);
+      emit(STORY_EVENTS.degraded, { stage: 'story/continuity', workspaceId, fallback: 'not-settled', error: { code: described.code, message: described.message } });
+      return;
+    }
+    // Continuity runs after the reply: only the per-stage timeout bounds it.
+    const env = stageEnvironment(ctx, manifest, Number.POSITIVE_INFINITY, (type, data) => emit(type, data));
+    const result = await settleTurn({ env, trees: this.#trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply });
+    emit(STORY_EVENTS.settled, { workspaceId, ...result }, marker);
+  }
+}

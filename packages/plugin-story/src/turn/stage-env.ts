@@ -1,0 +1,36 @@
+import { type ChatModel, defineContextKey, type TurnContext } from '@troupe/kernel';
+import type { StageEnvironment } from '../pipeline/stage-call.js';
+import type { StoryManifest } from '../workspace/manifest.js';
+
+/** What preActor tells postReview about this turn's workspace. */
+export const turnWorkspaceKey = defineContextKey<{ readonly workspaceId: string }>('@troupe/plugin-story/turn-workspace');
+
+/**
+ * Appends an ignorable story event to the turn.
+ * @param ctx - the turn context
+ */
+export function storyEmitter(ctx: TurnContext): (type: string, data: unknown, key?: string) => void {
+  return (type, data, key) => ctx.events.append(type, data, { ignorable: true, ...(key ? { key } : {}) });
+}
+
+/**
+ * The model the workspace's pipeline settings pick (the session's model by default).
+ * @param ctx - the turn context
+ * @param manifest - the workspace manifest
+ */
+export function pipelineModel(ctx: TurnContext, manifest: StoryManifest): ChatModel {
+  const { provider, model } = manifest.pipeline;
+  return provider === undefined && model === undefined ? ctx.models.resolve() : ctx.models.resolve({ ...(provider ? { provider } : {}), ...(model ? { model } : {}) });
+}
+
+/**
+ * The environment every stage call of this turn shares.
+ * @param ctx - the turn context
+ * @param manifest - the workspace manifest (model, timeouts)
+ * @param deadlineAt - when preparation must be done (`Infinity` after the reply)
+ * @param emit - where stage events go
+ */
+export function stageEnvironment(ctx: TurnContext, manifest: StoryManifest, deadlineAt: number, emit: StageEnvironment['emit']): StageEnvironment {
+  const { stageTimeoutMs, deadlineMs } = manifest.pipeline;
+  return { model: pipelineModel(ctx, manifest), signal: ctx.signal, sessionId: ctx.sessionId, turnId: ctx.turnId, emit, clock: ctx.clock, stageTimeoutMs, deadlineAt, deadlineMs };
+}
