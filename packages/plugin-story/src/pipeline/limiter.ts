@@ -1,36 +1,40 @@
 import { abortReason } from '@troupe/kernel/util';
+import { Effect } from 'effect';
 
 /**
  * Runs `work` for every item with at most `maxParallel` in flight, keeping result order.
- * Each item's outcome is settled separately (one failure never cancels its siblings); an
- * aborted signal stops starting new items and rejects with the abort reason.
+ * Each item's outcome is settled separately (one failure never cancels its siblings). An aborted
+ * signal interrupts the run: no new item starts, the in-flight items' signals abort, and this
+ * rejects with the abort reason. Effect's `forEach` does the bounding and interruption; callers
+ * see a Promise.
  * @param items - the work items
  * @param maxParallel - 1 or more
  * @param signal - cancels the remaining work
- * @param work - the per-item job
+ * @param work - the per-item job; its signal aborts when the run is cancelled
  * @returns one settled result per item, in input order
  */
-export async function mapBounded<T, R>(
+export function mapBounded<T, R>(
   items: readonly T[],
   maxParallel: number,
   signal: AbortSignal,
-  work: (item: T, index: number) => Promise<R>,
+  work: (item: T, index: number, signal: AbortSignal) => Promise<R>,
 ): Promise<PromiseSettledResult<R>[]> {
-  const results: PromiseSettledResult<R>[] = new Array(items.length);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  const settle = (item: T, index: number) =>
+    Effect.tryPromise({ try: (itemSignal) => work(item, index, itemSignal), catch: (reason) => reason }).pipe(
+      Effect.match({
+        onFailure: (reason): PromiseSettledResult<R> => ({ status: 'rejected', reason }),
+        onSuccess: (value): PromiseSettledResult<R> => ({ status: 'fulfilled', value }),
+      }),
+    );
+  const run = Effect.forEach(items, settle, { concurrency: Math.max(1, maxParallel) });
+  return Effect.runPromise(run, { signal }).then(
+    (results) => {
       if (signal.aborted) throw abortReason(signal);
-      const index = next++;
-      try {
-        results[index] = { status: 'fulfilled', value: await work(items[index] as T, index) };
-      } catch (reason) {
-        results[index] = { status: 'rejected', reason };
-      }
-    }
-  };
-  const lanes = Array.from({ length: Math.max(1, Math.min(maxParallel, items.length)) }, lane);
-  await Promise.all(lanes);
-  if (signal.aborted) throw abortReason(signal);
-  return results;
+      return [...results];
+    },
+    (error: unknown) => {
+      throw signal.aborted ? abortReason(signal) : error;
+    },
+  );
 }

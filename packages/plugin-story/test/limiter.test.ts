@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { mapBounded } from '../src/pipeline/limiter.js';
+
+describe('mapBounded (Effect inside, Promise outside)', () => {
+  it('keeps at most maxParallel in flight, keeps order and settles each item alone', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const results = await mapBounded([1, 2, 3, 4, 5], 2, new AbortController().signal, async (n) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((resolve) => setImmediate(resolve));
+      inFlight--;
+      if (n === 3) throw new Error('three');
+      return n * 10;
+    });
+    expect(peak).toBe(2);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([10, 20, 'three', 40, 50]);
+  });
+
+  it('an abort interrupts: in-flight items see their signal abort, no new item starts, it rejects with the reason', async () => {
+    const controller = new AbortController();
+    const started: number[] = [];
+    const aborted: number[] = [];
+    const reason = new Error('player cancelled');
+    const run = mapBounded([1, 2, 3, 4], 2, controller.signal, (n, _index, signal) => {
+      started.push(n);
+      return new Promise<number>((_resolve, reject) => {
+        signal.addEventListener('abort', () => {
+          aborted.push(n);
+          reject(signal.reason);
+        });
+      });
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(reason);
+    await expect(run).rejects.toBe(reason);
+    expect(started).toEqual([1, 2]);
+    expect(aborted.sort()).toEqual([1, 2]);
+  });
+});
