@@ -123,7 +123,7 @@ export function checkActivationInput(input: ActivateWorldInfoInput): CheckedInpu
   const issues = parsed.success ? entryIssues(input.books) : parsed.error.issues;
   if (!parsed.success || issues.length > 0) {
     const described = describeZodIssues(issues);
-    throw new LorebookError('LOREBOOK_INPUT_INVALID', `Invalid world-info activation input: ${described.summary}`, described.issues);
+    throw new LorebookError('LOREBOOK_INPUT_INVALID', `Invalid world-info activation input: ${described.summary}`, { issues: described.issues });
   }
   const names = new Set<string>();
   for (const book of input.books) {

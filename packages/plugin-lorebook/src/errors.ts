@@ -1,3 +1,5 @@
+import { defineErrorClass, formatIssues, type TroupeErrorOptions } from '@troupe/kernel';
+
 /**
  * Stable codes of {@link LorebookError}. Codes never change meaning once released; match on `code`.
  * - `LOREBOOK_JSON_INVALID` — the file is not JSON.
@@ -8,41 +10,30 @@
  */
 export type LorebookErrorCode = 'LOREBOOK_JSON_INVALID' | 'LOREBOOK_TOO_LARGE' | 'LOREBOOK_INVALID' | 'LOREBOOK_INPUT_INVALID' | 'LOREBOOK_DUPLICATE_BOOK';
 
-const LOREBOOK_ERROR_MARKER = Symbol.for('@troupe/plugin-lorebook/LorebookError');
-
 /** One validation problem, with the path into the input. */
 export interface LorebookIssue {
   readonly path: string;
   readonly message: string;
 }
 
-/** The one error type of this package. */
-export class LorebookError extends Error {
-  /** Stable code. */
-  readonly code: LorebookErrorCode;
+/** Options of {@link LorebookError}: cause, details and the validation problems. */
+export type LorebookErrorOptions = TroupeErrorOptions & { readonly issues?: readonly LorebookIssue[] };
+
+/**
+ * The one error type of this package, built with the kernel's error factory; `issues` lists the
+ * validation problems (empty when the input was not malformed).
+ */
+export class LorebookError extends defineErrorClass<LorebookErrorCode, { issues: readonly LorebookIssue[] }>('LorebookError') {
   /** Validation problems, when the input was malformed. */
-  readonly issues: readonly LorebookIssue[];
-  readonly [LOREBOOK_ERROR_MARKER] = true;
+  declare readonly issues: readonly LorebookIssue[];
 
   /**
    * @param code - stable code
    * @param message - what went wrong, for a developer
-   * @param issues - validation problems with paths
-   * @param cause - the underlying error
+   * @param options - cause, details and validation problems with paths
    */
-  constructor(code: LorebookErrorCode, message: string, issues: readonly LorebookIssue[] = [], cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = 'LorebookError';
-    this.code = code;
-    this.issues = issues;
-  }
-
-  /**
-   * True for a LorebookError from any copy of this package.
-   * @param value - anything thrown
-   */
-  static isInstance(value: unknown): value is LorebookError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[LOREBOOK_ERROR_MARKER] === true;
+  constructor(code: LorebookErrorCode, message: string, options: LorebookErrorOptions = {}) {
+    super(code, message, { ...options, issues: options.issues ?? [] });
   }
 }
 
@@ -53,9 +44,5 @@ export class LorebookError extends Error {
  */
 export function describeZodIssues(issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[]): { issues: LorebookIssue[]; summary: string } {
   const mapped = issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
-  const summary = mapped
-    .slice(0, 3)
-    .map((issue) => (issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`))
-    .join('; ');
-  return { issues: mapped, summary: mapped.length > 3 ? `${summary}; … (${mapped.length} issues)` : summary };
+  return { issues: mapped, summary: formatIssues(issues, { limit: 3 }) };
 }

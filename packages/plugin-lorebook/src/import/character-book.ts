@@ -96,7 +96,7 @@ export function importCharacterBook(input: string | object, options: ImportChara
   const parsed = CharacterBookSchema.safeParse(value);
   if (!parsed.success) {
     const described = describeZodIssues(parsed.error.issues);
-    throw new LorebookError('LOREBOOK_INVALID', `Not a character book: ${described.summary}`, described.issues);
+    throw new LorebookError('LOREBOOK_INVALID', `Not a character book: ${described.summary}`, { issues: described.issues });
   }
   const name = options.name ?? (parsed.data.name !== undefined && parsed.data.name.trim() !== '' ? parsed.data.name : 'character');
   return collectEntries(name, options.scope ?? 'character', characterBookItems(parsed.data.entries));

@@ -40,7 +40,7 @@ export function collectEntries(name: string, scope: LorebookScope, items: readon
   }
   if (issues.length > 0) {
     const described = describeZodIssues(issues);
-    throw new LorebookError('LOREBOOK_INVALID', `Invalid world info "${name}": ${described.summary}`, described.issues);
+    throw new LorebookError('LOREBOOK_INVALID', `Invalid world info "${name}": ${described.summary}`, { issues: described.issues });
   }
   // Frozen: a book is shared by every turn that uses it, and activation validates a frozen book
   // only once.

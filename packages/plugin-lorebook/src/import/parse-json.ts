@@ -14,6 +14,6 @@ export function parseLorebookJson(text: string): unknown {
   try {
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (cause) {
-    throw new LorebookError('LOREBOOK_JSON_INVALID', `World info is not valid JSON: ${(cause as Error).message}`, [], cause);
+    throw new LorebookError('LOREBOOK_JSON_INVALID', `World info is not valid JSON: ${(cause as Error).message}`, { cause });
   }
 }

@@ -33,7 +33,7 @@ export function importWorldInfo(input: string | object, options: ImportWorldInfo
   const parsed = WorldInfoFileSchema.safeParse(value);
   if (!parsed.success) {
     const described = describeZodIssues(parsed.error.issues);
-    throw new LorebookError('LOREBOOK_INVALID', `Not a world-info file: ${described.summary}`, described.issues);
+    throw new LorebookError('LOREBOOK_INVALID', `Not a world-info file: ${described.summary}`, { issues: described.issues });
   }
   const name = options.name ?? parsed.data.name ?? 'world';
   const scope = options.scope ?? 'global';
