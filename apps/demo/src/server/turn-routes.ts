@@ -1,12 +1,15 @@
-import { KernelError } from '@troupe/kernel';
+import { KernelError, type RunTurnOptions, type TurnResult } from '@troupe/kernel';
+import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import * as z from 'zod';
 import type { Demo } from '../compose.js';
-import { toApiError } from './api-error.js';
+import { ApiError, toApiError } from './api-error.js';
+import { chatMessages } from './session-view.js';
 import { liveEventMessage, type TurnStreamMessage, turnResultView } from './turn-stream.js';
 import { jsonBody, param, SessionIdSchema } from './validation.js';
 
+const TurnIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'turnId: 1–128 of letters, digits, "_", ".", ":" and "-"');
 const TurnBodySchema = z.object({ text: z.string().trim().min(1, 'say something').max(8_000) }).strict();
 
 /**
@@ -27,7 +30,31 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown, request: {
     const { text } = await jsonBody(c, TurnBodySchema);
     // A library chat plays its own character; resolved before streaming so a deleted one is a 404.
     const input = await demo.turnInputFor(sessionId, text);
-    return streamSSE(c, async (stream) => {
+    return streamTurn(c, (options) => demo.harness.runTurn(input, options), onUnexpected);
+  });
+
+  // Regenerate: a new step of the last visible turn, with the same (possibly edited) input.
+  app.post('/:sessionId/turns/:turnId/regenerate', async (c) => {
+    const sessionId = param(c, 'sessionId', SessionIdSchema);
+    const turnId = param(c, 'turnId', TurnIdSchema);
+    const last = chatMessages(await demo.storage.sessions.read(sessionId)).at(-1);
+    if (last?.turnId !== turnId) throw new ApiError(404, 'KERNEL_TURN_NOT_FOUND', `Only the last reply can be regenerated: "${turnId}" is not the last turn of "${sessionId}"`);
+    const input = { ...(await demo.turnInputFor(sessionId, last.input)), turnId, step: Math.max(...last.steps.map((step) => step.step)) + 1 };
+    return streamTurn(c, (options) => demo.harness.runTurn(input, options), onUnexpected);
+  });
+
+  // Continue: the actor extends the last visible reply (a new step holding the joined reply).
+  app.post('/:sessionId/continue', async (c) => {
+    const sessionId = param(c, 'sessionId', SessionIdSchema);
+    const { text: _text, step: _step, turnId: _turnId, ...rest } = await demo.turnInputFor(sessionId, '…');
+    return streamTurn(c, (options) => demo.harness.continueTurn(rest, options), onUnexpected);
+  });
+  return app;
+}
+
+/** Streams one harness run as server-sent events (see {@link turnRoutes}); closing the connection cancels it. */
+function streamTurn(c: Context, run: (options: RunTurnOptions) => Promise<TurnResult>, onUnexpected: (error: unknown, request: { method: string; path: string }) => void): Response {
+  return streamSSE(c, async (stream) => {
       const controller = new AbortController();
       stream.onAbort(() => controller.abort(new Error('The browser closed the turn stream')));
       // Writes are chained so messages keep the order the harness reported them in.
@@ -36,7 +63,7 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown, request: {
         queue = queue.then(() => (stream.aborted ? undefined : stream.writeSSE({ event: message.event, data: JSON.stringify(message.data) })));
       };
       try {
-        const result = await demo.harness.runTurn(input, {
+        const result = await run({
           signal: controller.signal,
           onEvent: (event) => send(liveEventMessage(event)),
           onReplyDelta: (delta) => send({ event: 'delta', data: { text: delta } }),
@@ -53,6 +80,4 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown, request: {
       }
       await queue;
     });
-  });
-  return app;
 }

@@ -56,11 +56,17 @@ export function expectError(answer: Answer, status: number, code: string): void 
  * @returns the stream's messages
  */
 export async function playTurn(baseUrl: string, sessionId: string, text: string): Promise<SseMessage[]> {
-  const response = await fetch(`${baseUrl}/api/sessions/${sessionId}/turns`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ text }),
-  });
+  return streamPost(`${baseUrl}/api/sessions/${sessionId}/turns`, { text });
+}
+
+/**
+ * POSTs to a streaming turn route (turn, regenerate, continue) and reads the whole event stream.
+ * @param url - the route's full URL
+ * @param body - the JSON body
+ * @returns the stream's messages
+ */
+export async function streamPost(url: string, body: unknown = {}): Promise<SseMessage[]> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
   return parseSse(await response.text());

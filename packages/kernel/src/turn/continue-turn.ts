@@ -18,7 +18,7 @@ export const ContinueTurnRequestSchema = z
   .strict();
 
 /** Asks the actor to extend the last reply of a session. */
-export type ContinueTurnRequest = z.input<typeof ContinueTurnRequestSchema>;
+export type ContinueTurnRequest = Omit<TurnInput, 'text' | 'step'>;
 
 /**
  * Plans a `continue`: the last visible turn runs again as a new step (one past its highest),
