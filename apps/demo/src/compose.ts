@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDioService, type RunningDioService } from '@troupe/dio-service';
-import { createHarness, type Harness, type Logger, type ModelRegistry, silentLogger, type TurnInput } from '@troupe/kernel';
+import { type CloseBackgroundOptions, createHarness, type Harness, type Logger, type ModelRegistry, silentLogger, type TurnInput } from '@troupe/kernel';
 import { describeError } from '@troupe/kernel/util';
 import { offlineModel } from '@troupe/model-offline';
 import { actorAssemblerPlugin } from '@troupe/plugin-actor-assembler';
@@ -101,9 +101,10 @@ export interface Demo {
   /**
    * Closes the harness (a committed turn's write-back gets up to {@link CLOSE_DEADLINE_MS} to
    * finish, else the next start finishes it; background waits are aborted), then the in-process
-   * DIO service.
+   * DIO service. With `{mode: 'drain', timeoutMs}` background waits get that long to record their
+   * outcome first.
    */
-  close(): Promise<void>;
+  close(options?: CloseBackgroundOptions): Promise<void>;
 }
 
 /** How long `close()` lets committed turns finish their postReview work before cutting it short. */
@@ -230,8 +231,8 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
         }
         return finished;
       },
-      close: async () => {
-        await harness.close({ timeoutMs: CLOSE_DEADLINE_MS });
+      close: async (closeOptions = {}) => {
+        await harness.close({ timeoutMs: CLOSE_DEADLINE_MS, ...closeOptions });
         await dio.service?.close();
       },
     };

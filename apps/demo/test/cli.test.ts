@@ -34,6 +34,15 @@ describe('demo CLI', () => {
     expect(result.events.map((event) => event.type)).toContain('kernel/turn-committed');
   });
 
+  it('a turn that states a lasting requirement ends the session with the DIO task\'s terminal event', async () => {
+    const { code } = await cli('turn', '--session', 'cli-dio', '--text', '从现在起莉娅都用短句回答，少用比喻。', '--json');
+    expect(code).toBe(0);
+    const exported = (await cli('session', 'export', 'cli-dio')).text.split('\n').map((line) => JSON.parse(line) as { type: string; data: { status?: string } });
+    const dio = exported.filter((event) => event.type.startsWith('dio/') && !event.type.startsWith('dio/active-prompt'));
+    expect(dio.map((event) => event.type)).toEqual(['dio/scheduled', 'dio/task-terminal']);
+    expect(dio[1]?.data.status).toBe('succeeded');
+  });
+
   it('creates, lists, shows and deletes story workspaces, and imports a character card', async () => {
     expect((await cli('story', 'create', 'harbor', '--name', '雾港')).code).toBe(0);
     expect((await cli('story', 'list')).text).toBe('harbor');

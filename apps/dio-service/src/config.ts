@@ -14,6 +14,8 @@ export interface ServiceConfig {
   /** Bearer token → user id. */
   readonly tokens: ReadonlyMap<string, string>;
   readonly adminToken: string | undefined;
+  /** Most compilations at once (`DIO_MAX_CONCURRENT_COMPILES`, default 4); more tasks queue, still `processing`. */
+  readonly maxConcurrentCompiles?: number;
   /** `TROUPE_MODEL_*` settings for a real model; absent → the offline model. */
   readonly model: { readonly baseUrl: string; readonly model: string; readonly apiKey: string | undefined } | undefined;
 }
@@ -25,6 +27,7 @@ const EnvSchema = z.object({
   DIO_HOST: z.string().min(1).default('127.0.0.1'),
   DIO_DATA_DIR: z.string().min(1).optional(),
   DIO_TOKENS: z.string().default(''),
+  DIO_MAX_CONCURRENT_COMPILES: z.coerce.number().int().min(1).max(64).default(4),
   DIO_ADMIN_TOKEN: z.string().regex(TokenPattern, 'use 8–512 printable ASCII characters without "," or ":"').optional(),
   TROUPE_MODEL_BASE_URL: z.url().optional(),
   TROUPE_MODEL: z.string().min(1).optional(),
@@ -44,7 +47,8 @@ export class ConfigError extends Error {
 /**
  * Reads the environment: `PORT` (8787), `DIO_HOST` (127.0.0.1), `DIO_DATA_DIR`
  * (`~/.troupe/dio-service`), `DIO_TOKENS` (`token:userId,...`), `DIO_ADMIN_TOKEN`,
- * `TROUPE_MODEL_BASE_URL` + `TROUPE_MODEL` (+ `TROUPE_MODEL_API_KEY`) for a real model.
+ * `DIO_MAX_CONCURRENT_COMPILES` (4), `TROUPE_MODEL_BASE_URL` + `TROUPE_MODEL` (+ `TROUPE_MODEL_API_KEY`)
+ * for a real model.
  * @param env - the environment (default `process.env`)
  * @returns the configuration
  * @throws {ConfigError} DIO_SERVICE_CONFIG_INVALID naming each bad variable (never echoing secrets)
@@ -73,6 +77,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     dataDir: values.DIO_DATA_DIR ?? join(homedir(), '.troupe', 'dio-service'),
     tokens,
     adminToken: values.DIO_ADMIN_TOKEN,
+    maxConcurrentCompiles: values.DIO_MAX_CONCURRENT_COMPILES,
     model:
       values.TROUPE_MODEL_BASE_URL && values.TROUPE_MODEL
         ? { baseUrl: values.TROUPE_MODEL_BASE_URL, model: values.TROUPE_MODEL, apiKey: values.TROUPE_MODEL_API_KEY }

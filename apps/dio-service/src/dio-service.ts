@@ -14,8 +14,10 @@ export interface DioServiceOptions {
   readonly model: ChatModel;
   readonly logger?: Logger;
   readonly clock?: Clock;
-  /** A task still compiling after this long becomes `timed_out` (ms, default 120 000). */
+  /** A task still compiling after this long becomes `timed_out` (ms, default 120 000; queue time not counted). */
   readonly taskTimeoutMs?: number;
+  /** Most compilations at once (default 4); further accepted tasks queue, still `processing`. */
+  readonly maxConcurrentCompiles?: number;
 }
 
 /** Which conversation and target prompt a query is about. */
@@ -67,6 +69,7 @@ export class DioService {
       logger: this.#logger,
       clock: this.#clock,
       taskTimeoutMs: options.taskTimeoutMs ?? 120_000,
+      ...(options.maxConcurrentCompiles === undefined ? {} : { maxConcurrent: options.maxConcurrentCompiles }),
       work: (task, signal) => this.#apply(task, signal),
     });
   }
@@ -187,6 +190,11 @@ export class DioService {
     const tasks = await this.#store.processingTasks();
     for (const task of tasks) this.#tasks.start(task);
     return tasks.length;
+  }
+
+  /** How many tasks compile right now and how many wait for a slot. */
+  get load(): { readonly compiling: number; readonly queued: number } {
+    return { compiling: this.#tasks.compiling, queued: this.#tasks.queued };
   }
 
   /** Resolves when no task is running (tests and drains). */

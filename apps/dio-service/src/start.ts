@@ -33,7 +33,12 @@ export interface StartOverrides {
 export async function startDioService(config: ServiceConfig, logger: Logger, overrides: StartOverrides = {}): Promise<RunningDioService> {
   const trees = overrides.trees ?? (await openTreeStore(config.dataDir));
   const model = overrides.model ?? pickModel(config, logger);
-  const service = new DioService({ store: new DioStore(trees), model, logger: logger.child({ component: 'tasks' }) });
+  const service = new DioService({
+    store: new DioStore(trees),
+    model,
+    logger: logger.child({ component: 'tasks' }),
+    ...(config.maxConcurrentCompiles === undefined ? {} : { maxConcurrentCompiles: config.maxConcurrentCompiles }),
+  });
   const resumed = await service.resume();
   if (resumed > 0) logger.info('resumed unfinished tasks', { count: resumed });
   const server = createDioServer(service, { tokens: config.tokens, ...(config.adminToken ? { adminToken: config.adminToken } : {}), logger });

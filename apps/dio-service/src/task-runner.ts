@@ -16,13 +16,18 @@ export interface TaskRunnerOptions {
   readonly store: DioStore;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** A task still working after this long becomes `timed_out` (ms). */
+  /** A task still working after this long becomes `timed_out` (ms; time spent queued does not count). */
   readonly taskTimeoutMs: number;
+  /** Most tasks compiling at once; the rest wait their turn, still `processing` (default 4). */
+  readonly maxConcurrent?: number;
   /** The task's work (compile and store a new version); must honour `signal`. */
   readonly work: (task: TaskRecord, signal: AbortSignal) => Promise<TaskOutcome>;
 }
 
 type TerminalFields = Pick<TaskRecord, 'status' | 'promptChanged'> & Partial<TaskRecord>;
+
+/** Default of {@link TaskRunnerOptions.maxConcurrent}. */
+export const DEFAULT_MAX_CONCURRENT_COMPILES = 4;
 
 /**
  * Runs accepted tasks in the background: `processing → succeeded | failed | timed_out`, each
@@ -37,12 +42,27 @@ export class TaskRunner {
   readonly #options: TaskRunnerOptions;
   readonly #running = new Set<Promise<void>>();
   readonly #shutdown = new AbortController();
+  // Compile slots: a task takes one before its work starts (300 schedules ≠ 300 model calls).
+  readonly #maxConcurrent: number;
+  #active = 0;
+  readonly #waiting: Array<() => void> = [];
 
   /** @param options - store, logger, clock, timeout and the work */
   constructor(options: TaskRunnerOptions) {
     this.#options = options;
+    this.#maxConcurrent = options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_COMPILES;
     // Every running task listens for shutdown; many concurrent tasks are normal, not a leak.
     setMaxListeners(0, this.#shutdown.signal);
+  }
+
+  /** Tasks compiling right now (at most `maxConcurrent`). */
+  get compiling(): number {
+    return this.#active;
+  }
+
+  /** Tasks accepted and waiting for a compile slot. */
+  get queued(): number {
+    return this.#waiting.length;
   }
 
   /**
@@ -70,6 +90,42 @@ export class TaskRunner {
 
   async #run(task: TaskRecord): Promise<void> {
     if (this.#shutdown.signal.aborted) return;
+    if (!(await this.#acquire())) return; // shut down while queued: stays `processing`, resumes on the next start
+    try {
+      await this.#compile(task);
+    } finally {
+      this.#release();
+    }
+  }
+
+  // Waits for a compile slot; false when the service shuts down first.
+  async #acquire(): Promise<boolean> {
+    if (this.#active < this.#maxConcurrent) {
+      this.#active += 1;
+      return true;
+    }
+    const signal = this.#shutdown.signal;
+    return new Promise<boolean>((resolve) => {
+      const onShutdown = () => resolve(false);
+      signal.addEventListener('abort', onShutdown, { once: true });
+      this.#waiting.push(() => {
+        signal.removeEventListener('abort', onShutdown);
+        // The slot is handed over as is (#active unchanged), unless shutdown came first.
+        if (signal.aborted) {
+          this.#release();
+          resolve(false);
+        } else resolve(true);
+      });
+    });
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#active -= 1;
+  }
+
+  async #compile(task: TaskRecord): Promise<void> {
     const { logger, clock, taskTimeoutMs, work } = this.#options;
     const { controller, dispose } = linkedController(this.#shutdown.signal);
     const timer = new AbortController();

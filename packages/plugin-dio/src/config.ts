@@ -10,6 +10,13 @@ export const DioPluginConfigSchema = z
     requestTimeoutMs: z.number().int().positive().max(600_000).default(5_000),
     /** Total time the next-turn lookup may add to a turn, retries included (ms). */
     lookupTimeoutMs: z.number().int().positive().max(60_000).default(1_500),
+    /**
+     * How long `schedule_dio` may hold the turn while submitting, retries included (ms). What is
+     * left of `scheduleBudgetMs` is retried in the background.
+     */
+    scheduleTimeoutMs: z.number().int().positive().max(60_000).default(1_500),
+    /** Total time to get a requirement accepted, critical path and background together (ms). */
+    scheduleBudgetMs: z.number().int().positive().max(3_600_000).default(15_000),
     /** Background wait budget for a scheduled task (ms, default 16 minutes). */
     waitBudgetMs: z.number().int().positive().default(16 * 60 * 1000),
     /** Task polling interval (ms). */

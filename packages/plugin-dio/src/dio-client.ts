@@ -129,10 +129,11 @@ export class DioClient {
    * retry budget (the service deduplicates by request id).
    * @param input - ids, the raw player input, language and the player's authorization header
    * @param signal - cancels the call
+   * @param options - `budgetMs`: total time for this call, retries included (default: the client's retry budget)
    * @returns the verified acceptance
    * @throws {DioError} DIO_INVALID_REQUEST, DIO_IDENTITY_MISMATCH, DIO_INVALID_RESPONSE, DIO_HTTP_*, DIO_NETWORK, DIO_TIMEOUT
    */
-  async schedule(input: DioScheduleInput, signal: AbortSignal = new AbortController().signal): Promise<DioAcceptance> {
+  async schedule(input: DioScheduleInput, signal: AbortSignal = new AbortController().signal, options: { readonly budgetMs?: number } = {}): Promise<DioAcceptance> {
     const ids = deriveDioIds(input.rpConversationId, input.actorTurnRequestId);
     const fields = { operation: 'schedule', requestId: ids.requestId, targetPromptId: input.targetPromptId };
     return this.#logged(fields, signal, async () => {
@@ -146,7 +147,7 @@ export class DioClient {
       });
       // Each try gets its own request timeout (never more than the budget left), so a hanging
       // service leaves room for a retry instead of eating the whole budget in one request.
-      const { json } = await retryWithinBudget(this.#clock, this.#retryBudgetMs, signal, (remainingMs) =>
+      const { json } = await retryWithinBudget(this.#clock, options.budgetMs ?? this.#retryBudgetMs, signal, (remainingMs) =>
         requestJson({
           ...this.#base('POST', '/v1/chat', input.userAuthorization, signal, Math.min(this.#timeoutMs, remainingMs), 'schedule'),
           body,

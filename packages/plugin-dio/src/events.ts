@@ -5,8 +5,10 @@ import { DioError } from './errors.js';
 export const DIO_EVENTS = Object.freeze({
   /** `schedule_dio` was accepted by the service (queued with the turn). */
   scheduled: 'dio/scheduled',
-  /** `schedule_dio` failed; the control model got a tool error. */
+  /** `schedule_dio` failed (on the critical path: the control model got a tool error; or later, in the background). */
   scheduleFailed: 'dio/schedule-failed',
+  /** The service did not accept within `scheduleTimeoutMs`; submission goes on in the background (then `dio/scheduled` or `dio/schedule-failed`). */
+  schedulePending: 'dio/schedule-pending',
   /** The background wait saw a terminal task status. */
   taskTerminal: 'dio/task-terminal',
   /** The background wait gave up (budget exhausted or a permanent failure). */

@@ -23,13 +23,17 @@ export function defaultContext(): CliContext {
   return { output: streamOutput(process.stdout), env: process.env };
 }
 
+/** How long a one-shot command waits for its turn's background work (the DIO task) before exiting. */
+export const DRAIN_TIMEOUT_MS = 30_000;
+
 /**
  * Composes the demo for one command and always closes it afterwards.
  * @param context - output and environment
  * @param options - global options (`--data`, `--verbose`)
  * @param body - the command's work
+ * @param close - how background work ends: aborted (default), or drained for at most `DRAIN_TIMEOUT_MS`
  */
-export async function withDemo<T>(context: CliContext, options: GlobalOptions, body: (demo: Demo) => Promise<T>): Promise<T> {
+export async function withDemo<T>(context: CliContext, options: GlobalOptions, body: (demo: Demo) => Promise<T>, close: 'abort' | 'drain' = 'abort'): Promise<T> {
   const demo = await composeDemo({
     env: context.env,
     ...(options.data ? { dataDir: options.data } : {}),
@@ -38,6 +42,6 @@ export async function withDemo<T>(context: CliContext, options: GlobalOptions, b
   try {
     return await body(demo);
   } finally {
-    await demo.close();
+    await demo.close(close === 'drain' ? { mode: 'drain', timeoutMs: DRAIN_TIMEOUT_MS } : {});
   }
 }

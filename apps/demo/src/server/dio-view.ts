@@ -4,8 +4,12 @@ import * as z from 'zod';
 /** Where the session's latest lasting requirement stands, from its `dio/*` events. */
 export interface DioTaskView {
   readonly requestId: string | null;
-  /** `processing` until the background wait reports; `degraded` when it gave up; `schedule_failed` when the service refused it. */
-  readonly status: 'processing' | 'succeeded' | 'failed' | 'timed_out' | 'degraded' | 'schedule_failed';
+  /**
+   * `submitting` while the service was down or slow and the plugin retries in the background;
+   * `processing` until the background wait reports; `degraded` when it gave up;
+   * `schedule_failed` when the service refused it (or never answered within the budget).
+   */
+  readonly status: 'submitting' | 'processing' | 'succeeded' | 'failed' | 'timed_out' | 'degraded' | 'schedule_failed';
   readonly promptChanged?: boolean;
   readonly sourceVersionId?: string;
   readonly compiledPromptSha256?: string;
@@ -43,14 +47,30 @@ const Failure = z.object({ code: z.string().default('DIO_UNEXPECTED'), message: 
  */
 export function latestDioTask(events: readonly SessionEvent[]): DioTaskView | null {
   let task: DioTaskView | null = null;
+  let pending: { readonly requestId: string; readonly at: string } | undefined;
   for (const event of events) {
-    if (event.type === 'dio/scheduled') {
+    // A submission that was pending keeps the time the requirement was stated.
+    const statedAt = (requestId: unknown): string => (pending && pending.requestId === requestId ? pending.at : event.at);
+    if (event.type === 'dio/schedule-pending') {
       const data = Scheduled.safeParse(event.data);
-      if (data.success) task = { requestId: data.data.requestId, status: 'processing', scheduledAt: event.at };
+      if (data.success) {
+        task = { requestId: data.data.requestId, status: 'submitting', scheduledAt: event.at };
+        pending = { requestId: data.data.requestId, at: event.at };
+      }
+    } else if (event.type === 'dio/scheduled') {
+      const data = Scheduled.safeParse(event.data);
+      if (data.success) task = { requestId: data.data.requestId, status: 'processing', scheduledAt: statedAt(data.data.requestId) };
     } else if (event.type === 'dio/schedule-failed') {
       const data = Failure.safeParse(event.data);
-      task = { requestId: null, status: 'schedule_failed', scheduledAt: event.at, ...(data.success ? { error: data.data } : {}) };
-    } else if (task?.requestId && (event.type === 'dio/task-terminal' || event.type === 'dio/task-degraded')) {
+      const requestId = (event.data as { requestId?: unknown } | null)?.requestId;
+      task = {
+        requestId: typeof requestId === 'string' ? requestId : null,
+        status: 'schedule_failed',
+        scheduledAt: statedAt(requestId),
+        finishedAt: event.at,
+        ...(data.success ? { error: data.data } : {}),
+      };
+    } else if (task?.requestId && task.status !== 'schedule_failed' && (event.type === 'dio/task-terminal' || event.type === 'dio/task-degraded')) {
       task = finish(task, event);
     }
   }

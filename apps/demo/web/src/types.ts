@@ -128,7 +128,7 @@ export interface DioActivePrompt {
 /** The latest DIO task, from the session's `dio/*` events. */
 export interface DioTask {
   readonly requestId: string | null;
-  readonly status: 'processing' | 'succeeded' | 'failed' | 'timed_out' | 'degraded' | 'schedule_failed';
+  readonly status: 'submitting' | 'processing' | 'succeeded' | 'failed' | 'timed_out' | 'degraded' | 'schedule_failed';
   readonly promptChanged?: boolean;
   readonly compiledPromptSha256?: string;
   readonly error?: ApiProblem;

@@ -21,7 +21,10 @@ export interface BackgroundTaskContext {
   readonly step: number;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** Appends events to the session log right away (the turn is usually over by then). */
+  /**
+   * Appends events to the session log, after the starting turn's own events (it waits for the
+   * turn's commit if needed). Does nothing once the task is aborted.
+   */
   appendEvents(events: readonly BackgroundEvent[]): Promise<void>;
 }
 
@@ -42,6 +45,12 @@ export interface BackgroundTaskOwner {
   readonly turnId: string;
   readonly step: number;
   readonly plugin: string;
+  /**
+   * Settles once the starting turn's own events are in the log (its commit, or its failure
+   * record; or it was aborted). The task's appends wait for it, so a background result is never
+   * ordered before the turn it belongs to; after an abort they are dropped.
+   */
+  readonly turnWritten?: Promise<void>;
 }
 
 /** How `close()` treats running tasks. */
@@ -96,6 +105,9 @@ export class BackgroundTasks {
     const controller = new AbortController();
     const logger = this.#logger.child({ plugin: owner.plugin, task: name });
     const appendEvents = async (events: readonly BackgroundEvent[]) => {
+      if (owner.turnWritten) await owner.turnWritten;
+      // An aborted task (turn aborted before commit, harness closed) leaves no stray event.
+      if (controller.signal.aborted) return;
       const at = new Date(this.#clock.now()).toISOString();
       const batch: NewSessionEvent[] = events.map((event) => ({
         turnId: owner.turnId,

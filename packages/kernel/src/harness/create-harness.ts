@@ -18,6 +18,7 @@ import { TokenCounters } from '../budget/token-counter.js';
 import { HistoryCache } from '../turn/history-cache.js';
 import { finishCommittedTurn, finishCommittedTurnQuietly } from '../turn/finish-committed-turn.js';
 import { parseTurnInput, runTurn, type TurnServices } from '../turn/run-turn.js';
+import { resolveTurnLimits } from '../turn/turn-limits.js';
 import { KERNEL_VERSION } from '../version.js';
 import { type EditTurnRequest, editTurn, type RemoveTurnsRequest, removeTurns, type SelectStepRequest, selectStep } from '../turn/chat-controls.js';
 import { type ContinueTurnRequest, planContinuation } from '../turn/continue-turn.js';
@@ -50,6 +51,7 @@ const DEFAULT_TIMEOUTS: Readonly<Record<HookName, number>> = { preActor: 600_000
 export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const models = pickModels(options);
   if (!options.sessionLog) throw new KernelError('KERNEL_HARNESS_INVALID', 'createHarness needs a sessionLog');
+  const limits = resolveTurnLimits(options);
   const plugins = options.plugins ?? [];
   checkPluginMetadata(plugins, KERNEL_VERSION);
   const configs = [];
@@ -116,6 +118,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     logger,
     generateTurnId: options.generateTurnId ?? randomUUID,
     afterCommit: afterCommit.signal,
+    limits,
   };
   return new KernelHarness(services, root, background, closeCallbacks, afterCommit);
 }

@@ -32,6 +32,14 @@ export interface HarnessOptions {
   readonly scenario?: Scenario;
   /** Timeout per hook in ms (defaults: preActor 600 000, actorAssemble 10 000, review 60 000, postReview 300 000). */
   readonly hookTimeouts?: Partial<Record<HookName, number>>;
+  /**
+   * Longest a turn may take from its start to its commit (ms, default 600 000). When it passes,
+   * the turn is aborted (handlers, model calls and waits end) and rejects with
+   * `KERNEL_TURN_DEADLINE_EXCEEDED`; nothing is committed. `postReview` is bounded by its hook timeout.
+   */
+  readonly turnDeadlineMs?: number;
+  /** Longest actor reply accepted (characters, default 200 000); more ends the turn with `KERNEL_REPLY_TOO_LARGE`. */
+  readonly maxReplyChars?: number;
   /** Warn once when a handler runs longer than this (ms, default 3 000). */
   readonly slowHookWarningMs?: number;
   readonly director?: DirectorSettings;
@@ -86,7 +94,8 @@ export interface Harness {
    * Runs one turn: director, preActor, actorAssemble, actor, review, commit, postReview.
    * Turns of one session run one at a time, in call order.
    * @throws {KernelError} KERNEL_TURN_INPUT_INVALID, KERNEL_HOOK_FAILED, KERNEL_HOOK_TIMEOUT,
-   *   KERNEL_MODEL_FAILED, KERNEL_HARNESS_CLOSED; or the abort reason when cancelled
+   *   KERNEL_MODEL_FAILED, KERNEL_TURN_DEADLINE_EXCEEDED, KERNEL_REPLY_TOO_LARGE,
+   *   KERNEL_HARNESS_CLOSED; or the abort reason when cancelled
    */
   runTurn(input: TurnInput, options?: RunTurnOptions): Promise<TurnResult>;
   /**

@@ -1,6 +1,6 @@
 import { formatIssues } from '../errors/format-issues.js';
 import { setMaxListeners } from 'node:events';
-import { abortReason, linkedController } from '../abort.js';
+import { abortReason, linkedController, raceAbort } from '../abort.js';
 import type { BackgroundTasks } from '../background/background-tasks.js';
 import { runDirector, type DirectorSettings } from '../director/director-loop.js';
 import type { ToolExecutor } from '../director/tool-executor.js';
@@ -20,6 +20,7 @@ import { followAbort, POST_REVIEW_DONE, postReviewDoneKey, TURN_COMMITTED_KEY } 
 import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
 import { TurnInputSchema, type Scenario, type TurnInput } from './turn-input.js';
 import { TurnState } from './turn-state.js';
+import { armTurnDeadline, replyTooLarge, type TurnLimits } from './turn-limits.js';
 
 /** What a turn needs from the harness. */
 export interface TurnServices {
@@ -42,6 +43,7 @@ export interface TurnServices {
    * (postReview) follows this signal instead of the caller's.
    */
   readonly afterCommit: AbortSignal;
+  readonly limits: TurnLimits;
 }
 
 /**
@@ -61,7 +63,9 @@ export function parseTurnInput(input: unknown): TurnInput {
  * commit, the turn rejects with the abort reason, nothing more is written, and background tasks it
  * started are aborted. From the commit on the caller can no longer cancel it: its postReview work
  * finishes (only the harness's close deadline cuts it short, and then the session's next turn or
- * the next start finishes it from the log, see `finish-committed-turn.ts`).
+ * the next start finishes it from the log, see `finish-committed-turn.ts`). The turn's deadline (`limits.turnDeadlineMs`, start to commit) aborts it the same way
+ * but rejects with `KERNEL_TURN_DEADLINE_EXCEEDED` and records a `kernel/turn-failed` event; an
+ * actor reply over `limits.maxReplyChars` ends it with `KERNEL_REPLY_TOO_LARGE`. Neither commits.
  */
 export async function runTurn(services: TurnServices, input: TurnInput, options: RunTurnOptions, continuation?: TurnContinuation): Promise<TurnResult> {
   const { controller, dispose: unlinkCaller } = options.signal ? linkedController(options.signal) : { controller: new AbortController(), dispose: () => {} };
@@ -78,6 +82,7 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
   const scenario: Scenario = { ...services.scenario, ...input.scenario };
   let committed = false;
   let state: TurnState | undefined;
+  const deadline = armTurnDeadline(services.clock, services.limits.turnDeadlineMs, controller);
   try {
     if (signal.aborted) throw abortReason(signal);
     const { messages: history, omitted } = await services.histories.history(input.sessionId, turnId, services.maxHistoryTurns);
@@ -101,10 +106,14 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     state.values.set(contextKeys.tokenBudget.id, services.tokenCounters.forTurn(actorModel, tokenBudget, omitted));
 
     if (scenario.preActorDirector && !services.tools.isEmpty) {
-      await runDirector(state, services.tools, services.models, services.director, {
-        kernel: services.logger,
-        forPlugin: (plugin) => services.runner.loggers.get(plugin) ?? services.logger,
-      });
+      // Raced against the signal: a model that ignores its signal cannot hold the turn past its deadline.
+      await raceAbort(
+        runDirector(state, services.tools, services.models, services.director, {
+          kernel: services.logger,
+          forPlugin: (plugin) => services.runner.loggers.get(plugin) ?? services.logger,
+        }),
+        signal,
+      );
     }
     await runSeries(services.hooks.get('preActor'), input.text, state, services.runner);
 
@@ -114,16 +123,27 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     const initial: PreparedActorPrompt = { history: [...history, { role: 'user', content: input.text }, ...priorReply] };
     const prepared = await runWaterfall(services.hooks.get('actorAssemble'), initial, state, services.runner);
 
-    const actor = await callActor(actorModel, {
-      messages: prepared.history,
+    // Raced against the signal: a model that ignores its signal cannot hold the turn past its deadline.
+    const actor = await raceAbort(
+      callActor(
+        actorModel,
+        {
+          messages: prepared.history,
+          signal,
+          meta: { stage: 'actor', sessionId: input.sessionId, turnId },
+          ...(tokenBudget.responseTokens !== undefined ? { maxOutputTokens: tokenBudget.responseTokens } : {}),
+        },
+        options,
+        services.limits.maxReplyChars,
+      ),
       signal,
-      meta: { stage: 'actor', sessionId: input.sessionId, turnId },
-      ...(tokenBudget.responseTokens !== undefined ? { maxOutputTokens: tokenBudget.responseTokens } : {}),
-    }, options);
+    );
     if (actor.usage?.inputTokens) learnTokenCounts(state, services.tokenCounters.calibrate(actorModel, prepared.history, actor.usage.inputTokens), actor.usage.inputTokens);
 
     const actorText = continuation ? continuation.reply + actor.text : actor.text;
     const reviewed = await runWaterfall(services.hooks.get('review'), { text: actorText }, state, services.runner);
+    // From here on the turn commits: the deadline no longer applies (never half-committed).
+    deadline.disarm();
     if (signal.aborted) throw abortReason(signal);
 
     // The point of no return (no await since the check above): from here the caller's signal (a
@@ -136,6 +156,7 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     });
     const commitEvents = await state.flush();
     committed = true;
+    state.releaseBackground();
     // The turn is durable now: its background work no longer depends on the turn's signal.
     const commitEvent = commitEvents[commitEvents.length - 1];
     if (!commitEvent) throw new Error('session log returned no events for the commit');
@@ -164,11 +185,19 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
   } catch (error) {
     if (signal.aborted) {
       if (!committed) for (const task of state?.startedTasks ?? []) task.abort(abortReason(signal));
+      // Ran out of time (not cancelled by the caller): a failure like any other, recorded and coded.
+      if (deadline.fired && !committed && !options.signal?.aborted) {
+        if (state) await recordFailure(state, deadline.error, services.logger);
+        throw deadline.error;
+      }
       throw abortReason(signal);
     }
     if (state && !committed) await recordFailure(state, error, services.logger);
     throw error;
   } finally {
+    deadline.disarm();
+    // After the failure record or the abort of its tasks: their appends go on (or are dropped).
+    state?.releaseBackground();
     dispose();
   }
 }
@@ -195,14 +224,29 @@ async function recordFailure(state: TurnState, error: unknown, logger: Logger): 
   }
 }
 
-/** Calls the actor model, streaming when the model can; wraps failures as KERNEL_MODEL_FAILED. */
-async function callActor(model: ChatModel, request: ChatRequest, options: RunTurnOptions): Promise<ChatResponse> {
+/**
+ * Calls the actor model, streaming when the model can; wraps failures as KERNEL_MODEL_FAILED. A
+ * reply over `maxReplyChars` stops the call (its own signal is aborted) with KERNEL_REPLY_TOO_LARGE.
+ */
+async function callActor(model: ChatModel, request: ChatRequest, options: RunTurnOptions, maxReplyChars: number): Promise<ChatResponse> {
+  const { controller, dispose } = linkedController(request.signal);
+  const call = { ...request, signal: controller.signal };
+  const tooLarge = replyTooLarge(model.id, maxReplyChars);
   let response: ChatResponse;
   try {
-    response = model.stream && (options.onReplyDelta || options.onReasoningDelta) ? await streamActor(model, request, options) : await model.generate(request);
+    response =
+      model.stream && (options.onReplyDelta || options.onReasoningDelta) ? await streamActor(model, call, options, maxReplyChars, tooLarge) : await model.generate(call);
+    if (response.text.length > maxReplyChars) throw tooLarge;
   } catch (error) {
     if (request.signal.aborted) throw abortReason(request.signal);
+    if (error === tooLarge) {
+      // Ends the model's request too: a cut reply must not keep downloading.
+      controller.abort(tooLarge);
+      throw error;
+    }
     throw new KernelError('KERNEL_MODEL_FAILED', `The actor model "${model.id}" failed: ${describeError(error).message}`, { cause: error });
+  } finally {
+    dispose();
   }
   // Never commit an empty reply because the model only thought (any provider, not only ours).
   if (response.text.trim() === '' && response.reasoning?.trim()) {
@@ -213,15 +257,18 @@ async function callActor(model: ChatModel, request: ChatRequest, options: RunTur
   return response;
 }
 
-async function streamActor(model: ChatModel, request: ChatRequest, options: RunTurnOptions): Promise<ChatResponse> {
+async function streamActor(model: ChatModel, request: ChatRequest, options: RunTurnOptions, maxReplyChars: number, tooLarge: KernelError): Promise<ChatResponse> {
   let text = '';
   let reasoning = '';
   for await (const part of model.stream!(request)) {
     if (part.type === 'text-delta') {
       text += part.text;
+      if (text.length > maxReplyChars) throw tooLarge;
       options.onReplyDelta?.(part.text);
     } else if (part.type === 'reasoning-delta') {
       reasoning += part.text;
+      // Reasoning counts too: an endless "thinking" stream is as unbounded as an endless reply.
+      if (reasoning.length > maxReplyChars) throw tooLarge;
       options.onReasoningDelta?.(part.text);
     } else {
       // The finish response is authoritative (a provider may learn late that text was reasoning).

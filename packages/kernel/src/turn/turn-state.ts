@@ -32,10 +32,18 @@ export class TurnState {
   readonly queued: NewSessionEvent[] = [];
   readonly startedTasks: BackgroundTaskHandle[] = [];
   readonly events: TurnEvents;
+  /** Settles when the turn's own events are written (commit or failure) or the turn is aborted. */
+  readonly turnWritten: Promise<void>;
+  readonly #releaseBackground: () => void;
 
   /** @param init - the turn's identity, input and services */
   constructor(init: TurnStateInit) {
     this.init = init;
+    let release!: () => void;
+    this.turnWritten = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.#releaseBackground = release;
     const { sessionLog, sessionId } = init;
     this.events = {
       append: (type: string, data: unknown, options?: AppendEventOptions) => this.queue(type, data, options),
@@ -57,6 +65,11 @@ export class TurnState {
       data,
     });
     this.init.onQueued?.({ type, data });
+  }
+
+  /** Lets the turn's background tasks write their events (after the commit, the failure record, or an abort). */
+  releaseBackground(): void {
+    this.#releaseBackground();
   }
 
   /** Appends every queued event in one batch and clears the queue. */
@@ -127,7 +140,7 @@ class HandlerContext implements TurnContext {
 
   startBackground(name: string, run: BackgroundTaskRun): BackgroundTaskHandle {
     const { sessionId, turnId, step, background } = this.#state.init;
-    const handle = background.start(name, { sessionId, turnId, step, plugin: this.#plugin }, run);
+    const handle = background.start(name, { sessionId, turnId, step, plugin: this.#plugin, turnWritten: this.#state.turnWritten }, run);
     this.#state.startedTasks.push(handle);
     return handle;
   }

@@ -44,6 +44,8 @@ export function registerTurnCommand(program: Command, context: CliContext): void
         } else {
           context.output.line(`${speaker}: ${result.reply}`);
         }
-      });
+        // A requirement stated in this turn: let its DIO task record its outcome before exiting,
+        // so the session ends with the task's terminal event, as in the web app.
+      }, 'drain');
     });
 }

@@ -3,6 +3,7 @@ import { ApiFailure, api } from '../api.js';
 import type { DioTask, DioView } from '../types.js';
 
 const STATUS: Readonly<Record<DioTask['status'], { label: string; tone: string }>> = {
+  submitting: { label: '提交中 submitting', tone: 'warn' },
   processing: { label: '编译中 processing', tone: 'warn' },
   succeeded: { label: '已完成 succeeded', tone: 'ok' },
   failed: { label: '失败 failed', tone: 'bad' },
