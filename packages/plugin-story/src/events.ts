@@ -21,7 +21,7 @@ export const STORY_EVENTS = Object.freeze({
   turnWorkspace: 'agent-rp/story-turn-workspace',
   /** The post-turn settlement; key = the settle marker. */
   settled: 'agent-rp/story-settled',
-  /** The pipeline did not run this turn (e.g. a later step of the turn). */
+  /** The pipeline did not run this turn. */
   skipped: 'agent-rp/story-skipped',
 });
 
@@ -40,7 +40,12 @@ export function draftKey(turnId: string, step: number, workspaceId: string, revi
   return `${turnId}:${step}:${workspaceId}:${revision}`;
 }
 
-/** The stable settle marker of a turn, so a retried turn never settles twice. @param turnId - the turn */
-export function settleMarker(turnId: string): string {
-  return `story:${turnId}`;
+/**
+ * The stable settle marker of a turn's step, so a retried step never settles twice: `story:<turnId>`
+ * for the first attempt (step 0), `story:<turnId>:<step>` for a regenerated one.
+ * @param turnId - the turn
+ * @param step - the step (default 0)
+ */
+export function settleMarker(turnId: string, step = 0): string {
+  return step === 0 ? `story:${turnId}` : `story:${turnId}:${step}`;
 }

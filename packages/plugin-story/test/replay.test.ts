@@ -72,13 +72,16 @@ describe('prepared draft replay from the session log', () => {
     expect(storyCalls(model)).toHaveLength(21);
   });
 
-  it('a later step of a turn never runs the pipeline (skips with an event)', async () => {
+  it('a later step of a turn prepares its own draft (replay is keyed by step)', async () => {
     const model = storyModel();
     const { harness, drafts } = await storyHarness({ model });
+    await harness.runTurn({ sessionId: 's1', text: 'go', turnId: 't1' });
+    expect(storyCalls(model)).toHaveLength(7);
     const result = await harness.runTurn({ sessionId: 's1', text: 'go', turnId: 't1', step: 1 });
-    expect(storyCalls(model)).toHaveLength(0);
-    expect(drafts).toEqual([undefined]);
-    expect(result.events.find((e) => e.type === STORY_EVENTS.skipped)?.data).toMatchObject({ reason: 'not-first-step', step: 1 });
+    expect(storyCalls(model)).toHaveLength(14);
+    expect(drafts[1]).toMatchObject({ workspaceId: 'tale' });
+    expect(result.events.find((e) => e.type === STORY_EVENTS.draftPrepared)?.key).toMatch(/^t1:1:tale:/);
+    expect(result.events.some((e) => e.type === STORY_EVENTS.skipped)).toBe(false);
   });
 
   it('a malformed recorded draft is ignored and the pipeline runs', async () => {

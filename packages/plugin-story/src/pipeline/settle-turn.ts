@@ -1,5 +1,6 @@
 import { abortReason, describeError } from '@troupe/kernel/util';
 import { KernelStorageError, type TreeStore } from '@troupe/kernel';
+import { appendSettleBlock } from '@troupe/kernel/storage';
 import { STORY_EVENTS, settleMarker } from '../events.js';
 import { type ContinuityResult, runContinuity } from '../stages/continuity.js';
 import { knowledgePath, WORKSPACE_FILES } from '../workspace/layout.js';
@@ -14,15 +15,33 @@ export interface TurnSettlement {
   /** `full`: the continuity result; `reply-only`: continuity failed, only the reply went to history. */
   readonly mode: 'full' | 'reply-only';
   readonly files: readonly string[];
+  /** The exact text appended per file, so a later step of the turn can replace this block. */
+  readonly appends?: Readonly<Record<string, string>>;
+  /** Markers of earlier steps of the turn whose blocks this settlement replaced. */
+  readonly replaced?: readonly string[];
 }
+
+/** An earlier step's settlement of the same turn (from its `agent-rp/story-settled` event). */
+export interface EarlierSettlement {
+  readonly marker: string;
+  readonly appends: Readonly<Record<string, string>>;
+}
+
+/** How many times a replacing settlement re-reads the workspace after a concurrent edit. */
+const REPLACE_ATTEMPTS = 5;
 
 /**
  * Runs the continuity worker on the final visible reply and settles the result into the workspace
  * with a stable per-turn marker (rebased on the latest revision; a retry never duplicates).
  * Unparseable output → only the reply is appended to `history.md`; no observation or proposal
  * is guessed. `outline.md` and `foreshadowing.md` are never written.
+ * A regenerated step (`step ≥ 1`) settles under its own marker and, in the same revision, removes
+ * the blocks earlier steps of the turn appended (`earlier`): the continuity record reflects the
+ * reply the player kept, never two replies of one turn. Player edits elsewhere in the files are
+ * kept (the change is rebased on the latest revision); an earlier block the player edited is
+ * theirs and stays.
  * @param options - the turn's environment, the tree store, the workspace id, its manifest and files
- *   (read at settlement time), and the final visible reply
+ *   (read at settlement time), the final visible reply, the step, and earlier steps' settlements
  * @returns what was settled (`applied: false` when a retry found the marker already settled)
  * @throws the abort reason when cancelled; `KernelStorageError` storage errors other than
  *   TREE_SETTLE_CONFLICT (which means an earlier attempt already settled this turn)
@@ -34,9 +53,12 @@ export async function settleTurn(options: {
   readonly manifest: StoryManifest;
   readonly files: Readonly<Record<string, string>>;
   readonly reply: string;
+  readonly step?: number;
+  readonly earlier?: readonly EarlierSettlement[];
 }): Promise<TurnSettlement> {
   const { env, manifest, files, reply } = options;
-  const marker = settleMarker(env.turnId);
+  const earlier = options.earlier ?? [];
+  const marker = settleMarker(env.turnId, options.step ?? 0);
   const participants = manifest.characters.filter((c) => c.enabled).map((c) => ({ id: c.id, name: c.name }));
   let appends: Record<string, string>;
   let mode: TurnSettlement['mode'] = 'full';
@@ -55,19 +77,59 @@ export async function settleTurn(options: {
     appends = { [WORKSPACE_FILES.history]: reply };
     mode = 'reply-only';
   }
-  if (Object.keys(appends).length === 0) {
+  if (Object.keys(appends).length === 0 && earlier.length === 0) {
     return { marker, applied: false, revision: -1, mode, files: [] };
   }
   if (env.signal.aborted) throw abortReason(env.signal);
+  if (earlier.length > 0) {
+    const result = await replaceEarlierBlocks(options.trees, options.workspaceId, earlier, marker, appends);
+    return { marker, applied: result.applied, revision: result.revision, mode, files: Object.keys(appends).sort(), appends, replaced: earlier.map((e) => e.marker) };
+  }
   try {
     const result = await options.trees.settle(options.workspaceId, { marker, appends });
-    return { marker, applied: result.applied, revision: result.revision, mode, files: Object.keys(appends).sort() };
+    return { marker, applied: result.applied, revision: result.revision, mode, files: Object.keys(appends).sort(), appends };
   } catch (error) {
     // Same marker, other content: an earlier attempt of this turn already settled. Keep that one.
     if (KernelStorageError.isInstance(error) && error.code === 'TREE_SETTLE_CONFLICT') {
       return { marker, applied: false, revision: -1, mode, files: [] };
     }
     throw error;
+  }
+}
+
+// One revision that removes earlier steps' exact blocks and appends this step's block (unless a
+// retry already did), rebased on the latest revision.
+async function replaceEarlierBlocks(
+  trees: TreeStore,
+  workspaceId: string,
+  earlier: readonly EarlierSettlement[],
+  marker: string,
+  appends: Readonly<Record<string, string>>,
+): Promise<{ applied: boolean; revision: number }> {
+  const paths = new Set([...earlier.flatMap((e) => Object.keys(e.appends)), ...Object.keys(appends)]);
+  for (let attempt = 1; ; attempt++) {
+    const snapshot = await trees.read(workspaceId);
+    const writes: Record<string, string> = {};
+    for (const path of paths) {
+      const before = snapshot.files[path];
+      let content = before ?? '';
+      for (const step of earlier) {
+        const text = step.appends[path];
+        if (text !== undefined) content = content.replace(appendSettleBlock('', step.marker, text), '');
+      }
+      const text = appends[path];
+      if (text !== undefined && !content.includes(`<!-- troupe:settle ${marker} -->\n`)) content = appendSettleBlock(content, marker, text);
+      if (content !== (before ?? '') && !(before === undefined && content === '')) writes[path] = content;
+    }
+    if (Object.keys(writes).length === 0) return { applied: false, revision: snapshot.revision };
+    try {
+      const next = await trees.commit(workspaceId, { baseRevision: snapshot.revision, writes });
+      return { applied: true, revision: next.revision };
+    } catch (error) {
+      // The player saved meanwhile: re-read and apply the replacement to their latest files.
+      if (KernelStorageError.isInstance(error) && error.code === 'TREE_REVISION_CONFLICT' && attempt < REPLACE_ATTEMPTS) continue;
+      throw error;
+    }
   }
 }
 

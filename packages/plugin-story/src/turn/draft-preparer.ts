@@ -76,7 +76,7 @@ export class StoryDraftPreparer {
     ctx.set(turnWorkspaceKey, { workspaceId });
     // Committed with the turn: if the process dies before postReview settles, the kernel
     // finishes the turn later from the log and this says where it settles.
-    emit(STORY_EVENTS.turnWorkspace, { workspaceId }, settleMarker(ctx.turnId));
+    emit(STORY_EVENTS.turnWorkspace, { workspaceId }, settleMarker(ctx.turnId, ctx.step));
     const key = draftKey(ctx.turnId, ctx.step, workspaceId, snapshot.revision);
     const replay = PreparedDraftSchema.safeParse((await ctx.events.findLatest({ type: STORY_EVENTS.draftPrepared, key }))?.data);
     if (replay.success) {
@@ -84,10 +84,7 @@ export class StoryDraftPreparer {
       emit(STORY_EVENTS.draftReplayed, { key, workspaceId, revision: snapshot.revision });
       return;
     }
-    if (ctx.step !== 0) {
-      emit(STORY_EVENTS.skipped, { workspaceId, reason: 'not-first-step', step: ctx.step });
-      return;
-    }
+    // Every step prepares its own draft (a regenerated reply gets a fresh one; replay is keyed by step).
     let manifest: StoryManifest;
     try {
       manifest = parseManifest(snapshot.files[WORKSPACE_FILES.manifest] ?? '');

@@ -3,7 +3,7 @@ import { inject, injectable } from '@troupe/kernel/di';
 import { describeError } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { STORY_EVENTS, settleMarker } from '../events.js';
-import { settleTurn } from '../pipeline/settle-turn.js';
+import { type EarlierSettlement, settleTurn } from '../pipeline/settle-turn.js';
 import { StoryTokens } from '../story-tokens.js';
 import { WORKSPACE_FILES } from '../workspace/layout.js';
 import { parseManifest, type StoryManifest } from '../workspace/manifest.js';
@@ -11,9 +11,12 @@ import { stageEnvironment, storyEmitter, turnWorkspaceKey } from './stage-env.js
 
 const TurnWorkspaceSchema = z.object({ workspaceId: z.string() });
 
+const SettledSchema = z.object({ marker: z.string(), appends: z.record(z.string(), z.string()) });
+
 /**
  * The plugin's `postReview` step: settles the reply the player saw into the turn's workspace once
- * (a retried or regenerated turn finds its settle marker and writes nothing).
+ * per step (a retried step finds its settle marker and writes nothing); a regenerated step
+ * replaces what earlier steps of the turn settled.
  */
 @injectable()
 export class StoryReplySettler {
@@ -30,7 +33,7 @@ export class StoryReplySettler {
    * @param ctx - the turn context
    */
   async postReview(turn: CommittedTurn, ctx: TurnContext): Promise<void> {
-    const marker = settleMarker(turn.turnId);
+    const marker = settleMarker(turn.turnId, turn.step);
     // A turn finished later from the log (resumed) has no context values: read its record.
     const selected = ctx.get(turnWorkspaceKey) ?? TurnWorkspaceSchema.safeParse((await ctx.events.findLatest({ type: STORY_EVENTS.turnWorkspace, key: marker }))?.data).data;
     if (!selected) return;
@@ -48,7 +51,20 @@ export class StoryReplySettler {
     }
     // Continuity runs after the reply: only the per-stage timeout bounds it.
     const env = stageEnvironment(ctx, manifest, Number.POSITIVE_INFINITY, (type, data) => emit(type, data));
-    const result = await settleTurn({ env, trees: this.#trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply });
+    const earlier = await earlierSettlements(ctx, turn.turnId, turn.step);
+    const result = await settleTurn({ env, trees: this.#trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply, step: turn.step, earlier });
     emit(STORY_EVENTS.settled, { workspaceId, ...result }, marker);
   }
+}
+
+// What earlier steps of this turn settled (newest settlement per step), so a regenerated step
+// replaces their blocks instead of adding a second record of the same turn.
+async function earlierSettlements(ctx: TurnContext, turnId: string, step: number): Promise<EarlierSettlement[]> {
+  const earlier: EarlierSettlement[] = [];
+  for (let previous = 0; previous < step; previous++) {
+    const event = await ctx.events.findLatest({ type: STORY_EVENTS.settled, key: settleMarker(turnId, previous) });
+    const parsed = SettledSchema.safeParse(event?.data);
+    if (parsed.success) earlier.push(parsed.data);
+  }
+  return earlier;
 }
