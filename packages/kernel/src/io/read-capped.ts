@@ -1,13 +1,13 @@
 /**
- * Reads a byte stream as UTF-8 text, stopping as soon as it grows past `maxBytes` — so a body
- * without a `content-length` (or with a lying one) can never fill memory. Used by every HTTP
- * client and server in Troupe that reads untrusted bodies.
- * @param body - a response or request body (`null` reads as `''`)
+ * Reads a byte stream, stopping as soon as it grows past `maxBytes` — so a body without a
+ * `content-length` (or with a lying one) can never fill memory. Used by every HTTP client and
+ * server in Troupe that reads untrusted bodies (text or uploaded files).
+ * @param body - a response or request body (`null` reads as no bytes)
  * @param maxBytes - the largest body accepted
- * @returns the text, or `undefined` when the body was larger (the stream is cancelled)
+ * @returns the bytes, or `undefined` when the body was larger (the stream is cancelled)
  */
-export async function readCappedText(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string | undefined> {
-  if (!body) return '';
+export async function readCappedBytes(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (!body) return new Uint8Array();
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -21,5 +21,16 @@ export async function readCappedText(body: ReadableStream<Uint8Array> | null, ma
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+/**
+ * Reads a byte stream as UTF-8 text with the same cap as {@link readCappedBytes}.
+ * @param body - a response or request body (`null` reads as `''`)
+ * @param maxBytes - the largest body accepted
+ * @returns the text, or `undefined` when the body was larger (the stream is cancelled)
+ */
+export async function readCappedText(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string | undefined> {
+  const bytes = await readCappedBytes(body, maxBytes);
+  return bytes === undefined ? undefined : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }

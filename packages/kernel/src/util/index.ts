@@ -2,7 +2,7 @@
 // capped body reads, error summaries). Kept off the main entry so it lists only the plugin API.
 export { sha256Hex } from '../ports/tree-rules.js';
 export { abortReason, isAbortError, linkedController, raceAbort, throwIfAborted } from '../abort.js';
-export { readCappedText } from '../io/read-capped.js';
+export { readCappedBytes, readCappedText } from '../io/read-capped.js';
 export { describeError, toError } from '../errors.js';
 export { formatIssuePath } from '../errors/format-issues.js';
 export { TurnInputSchema } from '../turn/turn-input.js';

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { readCappedBytes } from '@troupe/kernel/util';
 import { ApiError } from '../api-error.js';
 
 /**
@@ -17,23 +18,10 @@ export async function uploadBody(c: Context, maxBytes: number): Promise<Uint8Arr
   }
   const tooLarge = () => new ApiError(413, 'BODY_TOO_LARGE', `The file is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB`);
   if (Number(c.req.header('content-length') ?? 0) > maxBytes) throw tooLarge();
-  const body = c.req.raw.body;
-  if (!body) return new Uint8Array();
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    // Counted as it arrives, so a body without (or with a lying) content-length is capped too.
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
+  // Counted as it arrives, so a body without (or with a lying) content-length is capped too.
+  const bytes = await readCappedBytes(c.req.raw.body, maxBytes);
+  if (bytes === undefined) throw tooLarge();
+  return bytes;
 }
 
 /**
