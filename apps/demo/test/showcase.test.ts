@@ -52,6 +52,12 @@ describe('the offline showcase', () => {
       expect(result.events.some((event) => event.type === 'agent-rp/story-draft-prepared')).toBe(true);
       expect(result.prepared.history.some((message) => message.content.includes('<story_draft>'))).toBe(true);
     }
+    // The offline model answers in character without echoing the player: no clause of a player's
+    // line (stage direction or speech) comes back in that turn's visible reply.
+    for (const [index, result] of report.results.entries()) {
+      const clauses = (SHOWCASE_LINES[index] ?? '').split(/[（）()。！？!?，,]+/u).filter((clause) => clause.trim().length >= 4);
+      for (const clause of clauses) expect(result.reply).not.toContain(clause);
+    }
     // Continuity settled each turn into the player's workspace files exactly once.
     const history = await readFile(join(dir, 'story-workspaces', HARBOR_STORY_ID, 'history.md'), 'utf8');
     for (const result of report.results) expect(history.split(`troupe:settle story:${result.turnId}`)).toHaveLength(2);

@@ -29,7 +29,7 @@ const PLAYER_LABEL = /^(?:回应玩家|玩家|旅人|respond to the player|playe
 
 /**
  * Prose for a story section: two to four plain sentences (no headings, no prompt text) in the
- * player's language that follow the section's kind — the scene and the player's words (prose),
+ * player's language that follow the section's kind — the scene and a beat for the player's turn, never restating their words (prose),
  * the characters' reactions and lines from the director's plan (character), or a recap of public
  * facts (history) — naming the characters the plan brings in.
  * @param request - the `story/section` request
@@ -94,15 +94,20 @@ function sceneSentences(brief: SectionBrief): string[] {
   return sentences;
 }
 
+/**
+ * The scene's beat for the player: it says that the player spoke (or asked, or kept silent) without
+ * restating the player's words — a roleplay narrator answers the input, it never echoes it back
+ * (the player's own line is already on screen right above the reply).
+ */
 function playerLine(input: PlayerInput): string {
   const zh = input.chinese;
-  const speech = withEndStop(input.speech, zh);
+  const spoke = input.speech !== '';
   if (zh) {
-    const who = input.direction ? `${input.direction}的你` : '你';
-    return speech ? `${who}开口${input.asks ? '问道' : '说道'}：“${speech}”` : `${who}没有说话。`;
+    if (!spoke) return '你没有说话。';
+    return input.asks ? '你的问题落下，四周安静了一瞬。' : '你的话音落下。';
   }
-  const lead = input.direction ? `${input.direction} — you` : 'You';
-  return speech ? `${lead} ${input.asks ? 'ask' : 'say'}, "${speech}"` : `${lead} stay silent.`;
+  if (!spoke) return 'You stay silent.';
+  return input.asks ? 'Your question hangs in the air for a moment.' : 'Your words settle over the scene.';
 }
 
 function characterSentences(brief: SectionBrief): string[] {
@@ -125,7 +130,11 @@ function historySentences(brief: SectionBrief): string[] {
   const zh = input.chinese;
   const sentences = brief.facts.slice(0, 2).map((fact) => withEndStop(fact, zh));
   if (sentences.length === 0) sentences.push(zh ? '这是故事的开端。' : 'This is where the story begins.');
-  if (input.topic) sentences.push(zh ? `而此刻，你${input.asks ? '问起' : '说起'}“${input.topic}”。` : `And now you ${input.asks ? 'ask about' : 'speak of'} "${input.topic}".`);
+  // Ties the recap to this turn without quoting the player's words back at them.
+  if (input.speech !== '') {
+    if (zh) sentences.push(input.asks ? '而此刻，你的问题把这些旧事重新提了起来。' : '而此刻，你的话让这些旧事重新浮现。');
+    else sentences.push(input.asks ? 'And now your question brings it all back.' : 'And now your words bring it all back.');
+  }
   return sentences;
 }
 

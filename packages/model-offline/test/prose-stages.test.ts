@@ -9,14 +9,15 @@ function sentences(text: string): string[] {
 }
 
 describe('prose stages', () => {
-  it('story/section weaves the player input and the names into 2–4 sentences', async () => {
+  it('story/section answers the player input in 2–4 sentences naming the cast, without echoing the input', async () => {
     const response = await model.generate(
       request('story/section', [
         { role: 'system', content: 'Write one section.\nName: Lin Mo\nName: Su Wan' },
         { role: 'user', content: 'Open the sealed letter.' },
       ]),
     );
-    expect(response.text).toContain('Open the sealed letter');
+    expect(response.text).not.toContain('Open the sealed letter');
+    expect(response.text).not.toContain('sealed letter');
     expect(response.text).toContain('Lin Mo');
     expect(response.text).toContain('Su Wan');
     const count = sentences(response.text).length;
@@ -24,7 +25,7 @@ describe('prose stages', () => {
     expect(count).toBeLessThanOrEqual(4);
   });
 
-  it('story/section answers Chinese input in Chinese', async () => {
+  it('story/section answers Chinese input in Chinese without restating it', async () => {
     const response = await model.generate(
       request('story/section', [
         { role: 'system', content: '你是林默，一名侦探。' },
@@ -32,7 +33,8 @@ describe('prose stages', () => {
       ]),
     );
     expect(response.text).toContain('林默');
-    expect(response.text).toContain('打开那封密信');
+    expect(response.text).not.toContain('打开那封密信');
+    expect(response.text).not.toContain('密信');
     expect(response.text).not.toMatch(/[A-Za-z]/);
     const count = sentences(response.text).length;
     expect(count).toBeGreaterThanOrEqual(2);

@@ -95,9 +95,11 @@ describe('story/section', () => {
   const beats = ['背景：雾港位于北湾，冬季多雾。', 'Lia：抬起头；说：“午夜的钟声已经连续响了五天。”', 'Marco：转过身来'];
   const input = '（夜雾中走上码头）钟声是从哪里来的？';
 
-  it('a prose section sets the scene, carries the player words and names the cast — no scaffolding', async () => {
+  it('a prose section sets the scene, answers the player without restating their words and names the cast — no scaffolding', async () => {
     const response = await model.generate(request('story/section', sectionMessages('场景', 'prose', 'all participants', '# 场景\n\n描写码头。', beats, input)));
-    expect(response.text).toBe('雾港位于北湾，冬季多雾。夜雾中走上码头的你开口问道：“钟声是从哪里来的？”Lia和Marco都转头看向你。');
+    expect(response.text).toBe('雾港位于北湾，冬季多雾。你的问题落下，四周安静了一瞬。Lia和Marco都转头看向你。');
+    expect(response.text).not.toContain('钟声是从哪里来的');
+    expect(response.text).not.toContain('夜雾中走上码头');
     expectClean(response.text);
   });
 
@@ -109,14 +111,16 @@ describe('story/section', () => {
     expect(focused.text).not.toContain('Marco');
   });
 
-  it('a history section recaps the plan facts and the player topic', async () => {
+  it('a history section recaps the plan facts and ties them to this turn without quoting the player', async () => {
     const response = await model.generate(request('story/section', sectionMessages('往事', 'history', 'all participants', '', beats, input)));
-    expect(response.text).toBe('雾港位于北湾，冬季多雾。而此刻，你问起“钟声是从哪里来的”。');
+    expect(response.text).toBe('雾港位于北湾，冬季多雾。而此刻，你的问题把这些旧事重新提了起来。');
+    expect(response.text).not.toContain('钟声是从哪里来的');
   });
 
   it('reads the input from the Player input block, not the whole message', async () => {
     const response = await model.generate(request('story/section', sectionMessages('Scene', 'prose', 'all participants', '(none)', ['Background: The inn is warm.', 'Bram: waves; says "Welcome."'], 'I open the door.')));
-    expect(response.text).toBe('The inn is warm. You say, "I open the door." Bram turns to look at you.');
+    expect(response.text).toBe('The inn is warm. Your words settle over the scene. Bram turns to look at you.');
+    expect(response.text).not.toContain('open the door');
   });
 });
 
