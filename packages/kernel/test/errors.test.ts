@@ -37,6 +37,24 @@ describe('the one error factory', () => {
     expect(conflict).toMatchObject({ name: 'RevisionConflictError', code: 'TREE_REVISION_CONFLICT', baseRevision: 1, currentRevision: 2 });
   });
 
+  it('is true only for its own class: a subclass never inherits its parent\'s isInstance', () => {
+    const storageErrors = [new KernelStorageError('TREE_NOT_FOUND', 'no tree'), new KernelStorageError('TREE_REVISION_CONFLICT', 'a hand-made one')];
+    for (const error of storageErrors) expect(RevisionConflictError.isInstance(error)).toBe(false);
+    // A subclass that declares no errorKind of its own is still its own kind.
+    class DemoTimeoutError extends DemoError {}
+    class DemoSlowTimeoutError extends DemoTimeoutError {}
+    const demo = new DemoError('DEMO_GONE', 'gone');
+    const timeout = new DemoTimeoutError('DEMO_BROKEN', 'timed out');
+    const slow = new DemoSlowTimeoutError('DEMO_BROKEN', 'slow');
+    expect([DemoTimeoutError.isInstance(demo), DemoSlowTimeoutError.isInstance(demo), DemoSlowTimeoutError.isInstance(timeout)]).toEqual([false, false, false]);
+    expect([DemoError.isInstance(timeout), DemoError.isInstance(slow), DemoTimeoutError.isInstance(slow), TroupeError.isInstance(slow)]).toEqual([true, true, true, true]);
+    expect(timeout.name).toBe('DemoTimeoutError');
+    // Sibling factory classes and the kernel's own classes stay apart both ways.
+    const kernel = new KernelError('KERNEL_HOOK_FAILED', 'failed');
+    for (const Class of [DemoError, DemoTimeoutError, KernelStorageError, RevisionConflictError]) expect(Class.isInstance(kernel)).toBe(false);
+    expect(KernelError.isInstance(new RevisionConflictError('lia', 1, 2))).toBe(false);
+  });
+
   it('does not put its marker into JSON', () => {
     expect(JSON.stringify({ ...new DemoError('DEMO_GONE', 'gone') })).not.toContain('error-kinds');
   });

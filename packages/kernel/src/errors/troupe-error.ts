@@ -4,6 +4,9 @@
 
 // A `Symbol.for` key (not `instanceof`) so errors stay recognisable across duplicated package copies.
 const ERROR_KINDS = Symbol.for('@troupe/kernel/error-kinds');
+// Marks the classes `defineErrorClass` returns: the class a package writes on top of one
+// (`class DioError extends defineErrorClass('DioError') {}`) is that kind, not a new one.
+const FACTORY_CLASS = Symbol.for('@troupe/kernel/error-factory-class');
 
 /** Options every Troupe error accepts. */
 export interface TroupeErrorOptions {
@@ -81,19 +84,34 @@ export class TroupeError<Code extends string = string> extends Error {
    */
   static isInstance<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
     // `this` is the class `isInstance` was called on (a subclass), not always TroupeError.
-    // biome-ignore lint/complexity/noThisInStatic: the subclass's own kind is the point
-    const kind = (this as unknown as { errorKind: string }).errorKind;
+    const kind = kindOfClass(this);
     if (typeof value !== 'object' || value === null) return false;
     const kinds = (value as Record<symbol, unknown>)[ERROR_KINDS];
     return Array.isArray(kinds) && kinds.includes(kind);
   }
 }
 
-/** The kinds of a class and its ancestors, most specific first. */
+/**
+ * The kind of one class: its own `errorKind` when it declares one; the kind of the factory class it
+ * directly extends (the usual `class X extends defineErrorClass('X') {}`); otherwise — a subclass
+ * of a package's error class that declares no `errorKind` — its own name, so the subclass never
+ * shares its parent's kind and `Sub.isInstance(parentInstance)` is false.
+ */
+function kindOfClass(target: unknown): string {
+  const owner = target as { errorKind: string; name: string };
+  if (Object.hasOwn(owner, 'errorKind')) return owner.errorKind;
+  const parent = Object.getPrototypeOf(owner) as { errorKind: string };
+  // Own property only: static members are inherited, and a grandchild is not the factory's face.
+  if (parent && Object.hasOwn(parent, FACTORY_CLASS)) return parent.errorKind;
+  return owner.name || owner.errorKind;
+}
+
+/** The kinds of a class and its ancestors, most specific first, without repeats. */
 function kindsOfClass(target: unknown): string[] {
   const kinds: string[] = [];
   for (let current = target; typeof current === 'function' && current !== Error; current = Object.getPrototypeOf(current)) {
-    if (Object.hasOwn(current, 'errorKind')) kinds.push((current as unknown as { errorKind: string }).errorKind);
+    const kind = kindOfClass(current);
+    if (!kinds.includes(kind)) kinds.push(kind);
   }
   return kinds;
 }
@@ -116,5 +134,6 @@ export function defineErrorClass<Code extends string, Extra extends object = Rec
     static override readonly errorKind: string = name;
   };
   Object.defineProperty(defined, 'name', { value: name });
+  Object.defineProperty(defined, FACTORY_CLASS, { value: true });
   return defined as unknown as TroupeErrorClass<Code, Extra>;
 }
