@@ -2,6 +2,7 @@ import { appendFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'no
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { snapshotOutside } from '@troupe/kernel/testing';
 import { selectStoryWorkspace } from '@troupe/plugin-story';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeDemo, type Demo } from '../src/compose.js';
@@ -9,7 +10,6 @@ import { describeCause } from '../src/server/error-log.js';
 import { bindWarning } from '../src/server/host-check.js';
 import { type RunningWebServer, startWebServer } from '../src/server/index.js';
 import { apiClient, expectError, playTurn } from './support/api-client.js';
-import { snapshotOutside } from './support/outside-snapshot.js';
 
 // A data dir into which a player copied folders from elsewhere: crafted store-private files,
 // symlinked folders and damaged logs. The web server is then used normally.

@@ -1,17 +1,8 @@
+import { extractJson, stripReasoning } from '@troupe/kernel/util';
 import * as z from 'zod';
 
 /** Longest compiled prompt the service accepts from a model (characters). */
 export const MAX_COMPILED_PROMPT = 100_000;
-
-/** The visible answer without a reasoning model's thinking (`<think>…</think>`, or an unopened `…</think>`). */
-export function stripReasoning(text: string): string {
-  const withoutBlocks = text.replace(/<think>[\s\S]*?<\/think>/gi, '');
-  const close = withoutBlocks.search(/<\/think>/i);
-  const visible = close >= 0 ? withoutBlocks.slice(close + '</think>'.length) : withoutBlocks;
-  // An unclosed <think> means the answer never left the thinking: nothing visible.
-  const open = visible.search(/<think>/i);
-  return (open >= 0 ? visible.slice(0, open) : visible).trim();
-}
 
 // Comparison ignores spacing and punctuation, so "少用比喻。" matches "少用比喻".
 function normalized(text: string): string {
@@ -79,15 +70,8 @@ export function verifyMessages(text: string, requirements: readonly { index: num
 }
 
 function parseJsonObject(text: string): unknown {
-  const visible = stripReasoning(text);
-  const start = visible.indexOf('{');
-  const end = visible.lastIndexOf('}');
-  if (start < 0 || end < start) return undefined;
-  try {
-    return JSON.parse(visible.slice(start, end + 1));
-  } catch {
-    return undefined;
-  }
+  const json = extractJson(stripReasoning(text), { arrays: false });
+  return json === undefined ? undefined : JSON.parse(json);
 }
 
 /**

@@ -1,6 +1,6 @@
-import { abortReason, describeError } from '@troupe/kernel/util';
+import { abortReason, describeError, stripReasoning } from '@troupe/kernel/util';
 import type { ChatModel, Logger } from '@troupe/kernel';
-import { checkCompiled, containsRequirement, readVerification, stripReasoning, VERIFY_SCHEMA, verifyMessages } from './compile-checks.js';
+import { checkCompiled, containsRequirement, readVerification, VERIFY_SCHEMA, verifyMessages } from './compile-checks.js';
 import { mergePrompt } from './merge-prompt.js';
 
 export { MAX_COMPILED_PROMPT } from './compile-checks.js';

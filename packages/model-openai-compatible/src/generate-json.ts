@@ -1,9 +1,7 @@
 import { formatIssues } from '@troupe/kernel';
-import { abortReason } from '@troupe/kernel/util';
+import { abortReason, extractJson, stripReasoning } from '@troupe/kernel/util';
 import type { ChatModel, ChatRequest, ChatResponse } from '@troupe/kernel';
 import * as z from 'zod';
-import { extractJson } from './extract-json.js';
-import { splitInlineReasoning } from './inline-reasoning.js';
 import { ModelError } from './model-error.js';
 
 /** Options of {@link generateJson}. */
@@ -79,7 +77,7 @@ export async function generateJson<S extends z.ZodType>(
 
 function validate<S extends z.ZodType>(text: string, schema: S): { ok: true; value: z.output<S> } | { ok: false; problem: string } {
   // Any ChatModel may answer with inline reasoning, a code fence or prose around the JSON.
-  const answer = splitInlineReasoning(text).text;
+  const answer = stripReasoning(text);
   let data: unknown;
   try {
     data = JSON.parse(extractJson(answer) ?? answer);

@@ -11,7 +11,6 @@ export type {
   TokenizerSetting,
   ToolsSetting,
 } from './config.js';
-export { extractJson } from './extract-json.js';
 export { encodingForModel } from './model-tokenizer.js';
 export { modelRegistryFromEnv, openAICompatibleRegistry } from './registry.js';
 export type { OpenAICompatibleRegistryOptions, RegistryFromEnvOptions } from './registry.js';

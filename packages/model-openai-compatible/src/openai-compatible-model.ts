@@ -1,8 +1,7 @@
-import { abortReason, throwIfAborted } from '@troupe/kernel/util';
+import { abortReason, extractJson, throwIfAborted } from '@troupe/kernel/util';
 import { type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamPart, formatIssues, type ModelCapabilities, type Tokenizer } from '@troupe/kernel';
 import OpenAI from 'openai';
 import { type OpenAICompatibleConfig, type OpenAICompatibleOptions, resolveOpenAICompatibleConfig, type StructuredOutputLevel } from './config.js';
-import { extractJson } from './extract-json.js';
 import { splitInlineReasoning } from './inline-reasoning.js';
 import { isRequestRejection, isToolsRejection, serverMessageOf, toModelError } from './map-error.js';
 import { ModelError } from './model-error.js';

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { generateJson, openAICompatibleModel } from '../src/index.js';
-import { extractJson } from '../src/extract-json.js';
 import { chatRequest, completion, type LoopbackServer, sendJson, startServer } from './loopback-server.js';
 
 let server: LoopbackServer | undefined;
@@ -88,18 +87,5 @@ describe('the structured output ladder', () => {
     const error = await generateJson(model, jsonRequest(), Mood).catch((caught: unknown) => caught);
     expect((error as { code: string }).code).toBe('MODEL_BAD_REQUEST');
     expect(formats()).toEqual(['json_schema', 'json_schema']);
-  });
-});
-
-describe('extractJson', () => {
-  it('finds the first balanced object, skipping braces in strings and non-JSON braces', () => {
-    expect(extractJson('{"a":1}')).toBe('{"a":1}');
-    expect(extractJson('  [1,2] ')).toBe('[1,2]');
-    expect(extractJson('Result: {"a":"}{"} and {"b":2}')).toBe('{"a":"}{"}');
-    expect(extractJson('{unbalanced {"b":{"c":[1]}} tail')).toBe('{"b":{"c":[1]}}');
-    expect(extractJson('```json\n{"x":"\\"quoted\\" }"}\n```')).toBe('{"x":"\\"quoted\\" }"}');
-    expect(extractJson('no json here')).toBeUndefined();
-    expect(extractJson('')).toBeUndefined();
-    expect(extractJson('a list [1, 2] only')).toBe('[1, 2]');
   });
 });

@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newEvent } from '@troupe/kernel/contracts';
+import { snapshotOutside } from '@troupe/kernel/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fsStorage } from '../src/index.js';
 import { MAX_APPEND_CHARS } from '../src/tree/tree-record.js';
 import { codeOf } from './helpers.js';
-import { snapshotOutside } from './support/outside-snapshot.js';
 
 // A workspace or session folder copied from somewhere else (a zip, a sync folder, a git clone)
 // brings its store-private files with it: they are input, and must never reach outside the data dir.

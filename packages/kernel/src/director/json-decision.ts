@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { JsonOutputRequest, ToolSpec } from '../ports/chat-model.js';
+import { extractJson, stripReasoning } from '../text/model-answer.js';
 
 /** JSON Schema of the director's decision, sent as the structured-output schema. */
 export const DECISION_JSON_SCHEMA: Readonly<Record<string, unknown>> = {
@@ -48,40 +49,6 @@ export function decisionResultMessage(tool: string, outcome: unknown): string {
   return `Result of ${tool}: ${JSON.stringify(outcome)}\nAnswer with one JSON object again: another tool, or {"tool": null} when no further tool is needed.`;
 }
 
-// A reasoning model may think aloud before answering; its thoughts are not the decision.
-function withoutReasoning(text: string): string {
-  const withoutBlocks = text.replace(/<think>[\s\S]*?<\/think>/gi, '');
-  // Some chat templates open the block themselves, so only the closing tag reaches us.
-  const close = withoutBlocks.search(/<\/think>/i);
-  return close >= 0 ? withoutBlocks.slice(close + '</think>'.length) : withoutBlocks;
-}
-
-// The first balanced {...} outside strings: models wrap JSON in prose or code fences.
-function firstJsonObject(text: string): string | undefined {
-  for (let start = text.indexOf('{'); start >= 0; start = text.indexOf('{', start + 1)) {
-    let depth = 0;
-    let inString = false;
-    for (let index = start; index < text.length; index++) {
-      const char = text[index];
-      if (inString) {
-        if (char === '\\') index++;
-        else if (char === '"') inString = false;
-      } else if (char === '"') inString = true;
-      else if (char === '{') depth++;
-      else if (char === '}' && --depth === 0) {
-        const candidate = text.slice(start, index + 1);
-        try {
-          JSON.parse(candidate);
-          return candidate;
-        } catch {
-          break;
-        }
-      }
-    }
-  }
-  return undefined;
-}
-
 /**
  * Reads the director's decision from a model answer: reasoning removed, the first JSON object
  * found, `{tool, arguments}` (or `{name, arguments}`) checked; `"none"` and `null` mean no tool.
@@ -89,8 +56,8 @@ function firstJsonObject(text: string): string | undefined {
  * @returns the decision, or why it is not one
  */
 export function parseDecision(text: string): { ok: true; decision: DirectorDecision } | { ok: false; problem: string } {
-  const visible = withoutReasoning(text).trim();
-  const json = firstJsonObject(visible);
+  const visible = stripReasoning(text);
+  const json = extractJson(visible, { arrays: false });
   if (json === undefined) {
     if (/^["'`]*none[."'`]*$/i.test(visible)) return { ok: true, decision: { tool: null } };
     return { ok: false, problem: 'the answer holds no JSON object' };

@@ -84,6 +84,7 @@ export class TroupeError<Code extends string = string> extends Error {
    */
   static isInstance<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
     // `this` is the class `isInstance` was called on (a subclass), not always TroupeError.
+    // biome-ignore lint/complexity/noThisInStatic: the subclass's own kind is the point
     const kind = kindOfClass(this);
     if (typeof value !== 'object' || value === null) return false;
     const kinds = (value as Record<symbol, unknown>)[ERROR_KINDS];

@@ -6,5 +6,6 @@ export { MemoryTreeStore } from './memory-tree-store.js';
 export { ScriptedChatModel, lastUserMessage } from './scripted-chat-model.js';
 export type { ScriptedAnswer, ScriptedChatModelOptions } from './scripted-chat-model.js';
 export { ManualClock } from './manual-clock.js';
+export { snapshotOutside } from './outside-snapshot.js';
 export { createTestHarness } from './test-harness.js';
 export type { TestHarness } from './test-harness.js';
