@@ -1,0 +1,40 @@
+import { Database } from './db/database.js';
+import { type PostgresStorageOptions, resolveOptions } from './db/options.js';
+import { type MigrateResult, runMigrations } from './migrations/migrate.js';
+import { PgSessionLog } from './session/pg-session-log.js';
+import { PgTreeStore } from './tree/pg-tree-store.js';
+
+/** The stores sharing one connection pool, plus schema and lifecycle control. */
+export interface PostgresStorage {
+  /** Story workspaces (`TreeStore`). */
+  readonly trees: PgTreeStore;
+  /** Session logs (`SessionLog`). */
+  readonly sessions: PgSessionLog;
+  /** The schema in use. */
+  readonly schema: string;
+  /**
+   * Creates or upgrades the tables (versioned migrations shipped with the package). Run it
+   * explicitly, e.g. at deploy or app start; safe to run twice and from several processes at once.
+   */
+  migrate(): Promise<MigrateResult>;
+  /** Closes the pool; later calls fail with `STORAGE_IO` (cause `PG_CLOSED`). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens PostgreSQL storage: a `TreeStore` and a `SessionLog` over one pool. Connects lazily (on
+ * the first call); the first store call checks the schema version and fails with
+ * `PG_SCHEMA_OUTDATED` until `migrate()` has run.
+ * @param options - connection string (default `$TROUPE_DATABASE_URL`), schema, pool size, timeouts, reconnect
+ * @throws {PostgresStorageError} PG_INVALID_OPTIONS
+ */
+export function postgresStorage(options: PostgresStorageOptions = {}): PostgresStorage {
+  const db = new Database(resolveOptions(options));
+  return {
+    trees: new PgTreeStore(db),
+    sessions: new PgSessionLog(db),
+    schema: db.options.schema,
+    migrate: () => runMigrations(db),
+    close: () => db.close(),
+  };
+}

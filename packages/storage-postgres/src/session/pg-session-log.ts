@@ -1,0 +1,165 @@
+import {
+  type EventKey,
+  KernelStorageError,
+  type NewSessionEvent,
+  type ReadEventsOptions,
+  type SessionEvent,
+  type SessionLog,
+} from '@troupe/kernel';
+import { parseExport, validateEventKey, validateNewEvents, validateSessionId } from '@troupe/kernel/storage';
+import type { Database, Queryable } from '../db/database.js';
+import { SESSION_EVENTS_CHANNEL } from '../live/channels.js';
+import { type EventColumns, eventColumns, eventFromRow, lookupKeyOf, sequenceOf } from './event-rows.js';
+
+// One statement per append: the session row is created or bumped (its row lock orders appends
+// of one session across processes), the events are inserted with the ids it reserved, and the
+// append is announced on commit. One statement is one transaction: all events or none.
+const APPEND = `
+WITH session AS (
+  INSERT INTO troupe_sessions AS s (session_id, next_seq, length) VALUES ($1, 1 + $2::bigint, $2::bigint)
+  ON CONFLICT (session_id) DO UPDATE SET next_seq = s.next_seq + $2::bigint, length = s.length + $2::bigint
+  RETURNING s.next_seq - $2::bigint AS first_seq, s.length - $2::bigint AS first_position
+), inserted AS (
+  INSERT INTO troupe_session_events (session_id, position, seq, type, lookup_key, body)
+  SELECT $1, session.first_position + e.ord - 1, session.first_seq + e.ord - 1, e.type, e.lookup_key, e.body
+  FROM session, unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(type, lookup_key, body, ord)
+  RETURNING 1
+)
+SELECT first_seq, (SELECT count(*) FROM inserted) AS inserted,
+  CASE WHEN $2::bigint > 0 THEN pg_notify('${SESSION_EVENTS_CHANNEL}', json_build_object('schema', current_schema(), 'sessionId', $1::text, 'lastId', 'e' || (first_seq + $2::bigint - 1))::text) END AS notified
+FROM session`;
+
+// Rows of one import or branch batch are inserted in chunks of this many (bounded parameters).
+const INSERT_CHUNK = 5_000;
+
+/**
+ * {@link SessionLog} on PostgreSQL: one `troupe_sessions` row per session (next id number and
+ * length) and one `troupe_session_events` row per event with its append position, id number,
+ * type and JSON-encoded lookup key; `findLatest` is one probe of the `(session, type, key,
+ * position)` index.
+ */
+export class PgSessionLog implements SessionLog {
+  readonly #db: Database;
+
+  /** @param db - the storage's database (see `postgresStorage()`) */
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {
+    validateSessionId(sessionId);
+    validateNewEvents(events);
+    const columns = events.map(eventColumns);
+    const rows = await this.#db.query(`append to session "${sessionId}"`, APPEND, [
+      sessionId,
+      columns.length,
+      columns.map((column) => column.type),
+      columns.map((column) => column.lookupKey),
+      columns.map((column) => column.body),
+    ]);
+    const firstSeq = Number(rows[0]?.first_seq);
+    return columns.map((column, index) => eventFromRow(sessionId, { seq: firstSeq + index, body: column.body }));
+  }
+
+  async read(sessionId: string, options: ReadEventsOptions = {}): Promise<readonly SessionEvent[]> {
+    validateSessionId(sessionId);
+    return this.#db.withClient(`read session "${sessionId}"`, async (client) => {
+      let after = -1;
+      if (options.afterId !== undefined) {
+        const anchor = await positionOf(client, sessionId, options.afterId);
+        if (anchor === undefined) throw eventNotFound(sessionId, options.afterId);
+        after = anchor;
+      }
+      const rows = await client.query('SELECT seq, body FROM troupe_session_events WHERE session_id = $1 AND position > $2 ORDER BY position', [sessionId, after]);
+      return rows.map((row) => eventFromRow(sessionId, row));
+    });
+  }
+
+  async findLatest(sessionId: string, key: EventKey): Promise<SessionEvent | undefined> {
+    validateSessionId(sessionId);
+    validateEventKey(key);
+    const rows = await this.#db.query(
+      `find ${key.type} in session "${sessionId}"`,
+      'SELECT seq, body FROM troupe_session_events WHERE session_id = $1 AND type = $2 AND lookup_key = $3 ORDER BY position DESC LIMIT 1',
+      [sessionId, key.type, lookupKeyOf(key.key)],
+    );
+    return rows[0] ? eventFromRow(sessionId, rows[0]) : undefined;
+  }
+
+  async branch(sessionId: string, atEventId: string, newSessionId: string): Promise<void> {
+    validateSessionId(sessionId);
+    validateSessionId(newSessionId);
+    await this.#db.transaction(`branch session "${sessionId}" at ${String(atEventId)}`, async (tx) => {
+      const parent = await tx.query('SELECT next_seq FROM troupe_sessions WHERE session_id = $1', [sessionId]);
+      await createSession(tx, newSessionId);
+      const at = parent[0] ? await positionOf(tx, sessionId, atEventId) : undefined;
+      if (!parent[0] || at === undefined) throw eventNotFound(sessionId, atEventId);
+      // Copied inside the database: the parent's rows are read, never written.
+      await tx.query(
+        'INSERT INTO troupe_session_events (session_id, position, seq, type, lookup_key, body) SELECT $2, position, seq, type, lookup_key, body FROM troupe_session_events WHERE session_id = $1 AND position <= $3',
+        [sessionId, newSessionId, at],
+      );
+      // The branch continues the parent's numbering, so its new ids never reuse a parent id.
+      await tx.query('UPDATE troupe_sessions SET next_seq = $2, length = $3 WHERE session_id = $1', [newSessionId, Number(parent[0].next_seq), at + 1]);
+    });
+  }
+
+  async export(sessionId: string): Promise<string> {
+    const events = await this.read(sessionId);
+    return events.map((event) => `${JSON.stringify(event)}\n`).join('');
+  }
+
+  async import(sessionId: string, jsonl: string): Promise<void> {
+    validateSessionId(sessionId);
+    const events = parseExport(jsonl);
+    const columns = events.map(eventColumns);
+    const seqs = events.map((event) => sequenceOf(event.id) ?? 0);
+    await this.#db.transaction(`import session "${sessionId}"`, async (tx) => {
+      await createSession(tx, sessionId);
+      for (let start = 0; start < columns.length; start += INSERT_CHUNK) {
+        await insertEvents(tx, sessionId, start, seqs.slice(start, start + INSERT_CHUNK), columns.slice(start, start + INSERT_CHUNK));
+      }
+      await tx.query('UPDATE troupe_sessions SET next_seq = $2, length = $3 WHERE session_id = $1', [sessionId, seqs.reduce((max, seq) => Math.max(max, seq), 0) + 1, columns.length]);
+    });
+  }
+
+  async list(): Promise<readonly string[]> {
+    const rows = await this.#db.query('list sessions', 'SELECT session_id FROM troupe_sessions');
+    return rows.map((row) => String(row.session_id)).sort();
+  }
+
+  /**
+   * Removes a session and its events (beyond the port, like the filesystem store's `delete`).
+   * @returns false when it did not exist
+   */
+  async delete(sessionId: string): Promise<boolean> {
+    validateSessionId(sessionId);
+    const rows = await this.#db.query(`delete session "${sessionId}"`, 'DELETE FROM troupe_sessions WHERE session_id = $1 RETURNING session_id', [sessionId]);
+    return rows.length > 0;
+  }
+}
+
+async function createSession(tx: Queryable, sessionId: string): Promise<void> {
+  const created = await tx.query('INSERT INTO troupe_sessions (session_id, next_seq, length) VALUES ($1, 1, 0) ON CONFLICT (session_id) DO NOTHING RETURNING session_id', [sessionId]);
+  if (created.length === 0) throw new KernelStorageError('SESSION_EXISTS', `Session "${sessionId}" already exists`);
+}
+
+async function insertEvents(tx: Queryable, sessionId: string, firstPosition: number, seqs: readonly number[], columns: readonly EventColumns[]): Promise<void> {
+  await tx.query(
+    `INSERT INTO troupe_session_events (session_id, position, seq, type, lookup_key, body)
+     SELECT $1, $2::bigint + e.ord - 1, e.seq, e.type, e.lookup_key, e.body
+     FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS e(seq, type, lookup_key, body, ord)`,
+    [sessionId, firstPosition, seqs, columns.map((column) => column.type), columns.map((column) => column.lookupKey), columns.map((column) => column.body)],
+  );
+}
+
+async function positionOf(client: Queryable, sessionId: string, eventId: unknown): Promise<number | undefined> {
+  const seq = sequenceOf(eventId);
+  if (seq === undefined) return undefined;
+  const rows = await client.query('SELECT position FROM troupe_session_events WHERE session_id = $1 AND seq = $2', [sessionId, seq]);
+  return rows[0] ? Number(rows[0].position) : undefined;
+}
+
+function eventNotFound(sessionId: string, eventId: unknown): KernelStorageError {
+  return new KernelStorageError('SESSION_EVENT_NOT_FOUND', `Session "${sessionId}" has no event ${JSON.stringify(eventId)}`);
+}
