@@ -4,6 +4,7 @@ export type { PostgresStorage } from './postgres-storage.js';
 export type { PostgresStorageOptions } from './db/options.js';
 export { PgTreeStore } from './tree/pg-tree-store.js';
 export { PgSessionLog } from './session/pg-session-log.js';
+export type { HeldTurnLock, TurnLockOptions } from './turn/pg-turn-locks.js';
 export type { MigrateResult } from './migrations/migrate.js';
 export { SCHEMA_VERSION } from './migrations/migrations.js';
 export { PostgresStorageError } from './errors.js';

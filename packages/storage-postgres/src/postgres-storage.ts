@@ -3,6 +3,7 @@ import { type PostgresStorageOptions, resolveOptions } from './db/options.js';
 import { type MigrateResult, runMigrations } from './migrations/migrate.js';
 import { PgSessionLog } from './session/pg-session-log.js';
 import { PgTreeStore } from './tree/pg-tree-store.js';
+import { PgTurnLocks } from './turn/pg-turn-locks.js';
 
 /** The stores sharing one connection pool, plus schema and lifecycle control. */
 export interface PostgresStorage {
@@ -30,11 +31,15 @@ export interface PostgresStorage {
  */
 export function postgresStorage(options: PostgresStorageOptions = {}): PostgresStorage {
   const db = new Database(resolveOptions(options));
+  const turnLocks = new PgTurnLocks(db.options);
   return {
     trees: new PgTreeStore(db),
-    sessions: new PgSessionLog(db),
+    sessions: new PgSessionLog(db, turnLocks),
     schema: db.options.schema,
     migrate: () => runMigrations(db),
-    close: () => db.close(),
+    close: async () => {
+      await turnLocks.close();
+      await db.close();
+    },
   };
 }

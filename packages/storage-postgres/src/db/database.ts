@@ -118,12 +118,19 @@ export class Database {
   async withRawClient<T>(what: string, work: (client: Queryable) => Promise<T>): Promise<T> {
     const client = await this.#connect(what);
     let broken: unknown;
+    // A checked-out client reports a dropped connection as an 'error' event too (besides
+    // rejecting the running query); unheard, Node would crash the process.
+    const onError = (error: unknown) => {
+      broken ??= error;
+    };
+    client.on('error', onError);
     try {
       return await work({ query: async (text, values) => (await client.query(text, values as unknown[])).rows as Row[] });
     } catch (error) {
-      if (isConnectionError(error)) broken = error;
+      if (isConnectionError(error)) broken ??= error;
       throw error;
     } finally {
+      client.off('error', onError);
       // A broken connection is destroyed, never handed to the next call.
       client.release(broken === undefined ? undefined : (broken as Error));
     }

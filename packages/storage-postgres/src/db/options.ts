@@ -25,6 +25,8 @@ export interface PostgresStorageOptions {
   readonly idleTimeoutMs?: number;
   /** `application_name` shown in `pg_stat_activity` (default `troupe`). */
   readonly applicationName?: string;
+  /** How long a turn waits for another process's turn of the same session (default 600 000 ms: a slow model's whole turn). */
+  readonly turnLockTimeoutMs?: number;
 }
 
 /** The options with every default filled in. */
@@ -42,6 +44,7 @@ const OptionsSchema = z.strictObject({
   reconnectDelayMs: z.number().int().min(0).max(600_000),
   idleTimeoutMs: z.number().int().min(0).max(2_147_483_647),
   applicationName: z.string().max(63).regex(/^[\x20-\x7e]*$/, 'must be printable ASCII'),
+  turnLockTimeoutMs: z.number().int().min(1).max(2_147_483_647),
 });
 
 /**
@@ -62,6 +65,7 @@ export function resolveOptions(options: PostgresStorageOptions = {}, env: NodeJS
     reconnectDelayMs: options.reconnectDelayMs ?? 200,
     idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
     applicationName: options.applicationName ?? 'troupe',
+    turnLockTimeoutMs: options.turnLockTimeoutMs ?? 600_000,
     ...Object.fromEntries(Object.entries(options).filter(([key]) => !(key in DEFAULT_KEYS))),
   };
   const parsed = OptionsSchema.safeParse(candidate);
@@ -82,6 +86,7 @@ const DEFAULT_KEYS = {
   reconnectDelayMs: 1,
   idleTimeoutMs: 1,
   applicationName: 1,
+  turnLockTimeoutMs: 1,
 };
 
 /**

@@ -9,6 +9,7 @@ import {
 import { parseExport, validateEventKey, validateNewEvents, validateSessionId } from '@troupe/kernel/storage';
 import type { Database, Queryable } from '../db/database.js';
 import { SESSION_EVENTS_CHANNEL } from '../live/channels.js';
+import type { HeldTurnLock, PgTurnLocks, TurnLockOptions } from '../turn/pg-turn-locks.js';
 import { type EventColumns, eventColumns, eventFromRow, lookupKeyOf, sequenceOf } from './event-rows.js';
 
 // One statement per append: the session row is created or bumped (its row lock orders appends
@@ -40,10 +41,27 @@ const INSERT_CHUNK = 5_000;
  */
 export class PgSessionLog implements SessionLog {
   readonly #db: Database;
+  readonly #turnLocks: PgTurnLocks;
 
-  /** @param db - the storage's database (see `postgresStorage()`) */
-  constructor(db: Database) {
+  /**
+   * @param db - the storage's database (see `postgresStorage()`)
+   * @param turnLocks - the per-session turn locks
+   */
+  constructor(db: Database, turnLocks: PgTurnLocks) {
     this.#db = db;
+    this.#turnLocks = turnLocks;
+  }
+
+  /**
+   * Runs `work` holding the session's turn lock, across every process on the database (the
+   * kernel's `SessionTurnLock` port: a harness on this log serialises each session's turns with
+   * it). A PostgreSQL advisory lock on its own connection; see {@link PgTurnLocks}.
+   * @param sessionId - the session (it need not exist yet)
+   * @param work - the turn
+   * @param options - `signal` cancels the wait
+   */
+  lockSessionTurn<T>(sessionId: string, work: (turn: HeldTurnLock) => Promise<T>, options?: TurnLockOptions): Promise<T> {
+    return this.#turnLocks.lockSessionTurn(sessionId, work, options);
   }
 
   async append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {

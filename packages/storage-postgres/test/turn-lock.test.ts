@@ -1,0 +1,172 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { expect, it } from 'vitest';
+import { postgresStorage } from '../src/index.js';
+import { asAdmin, codeOf, describePg, freshStorage, pgUrl } from './helpers.js';
+import { childEnv, fixture, runFixture } from './support/children.js';
+
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Two storages (two pools, as two servers would have) on one fresh schema. */
+async function twoServers(options: { turnLockTimeoutMs?: number } = {}) {
+  const first = await freshStorage(options);
+  const second = postgresStorage({ connectionString: pgUrl, schema: first.schema, ...options });
+  return {
+    first: first.sessions,
+    second: second.sessions,
+    schema: first.schema,
+    cleanup: async () => {
+      await second.close();
+      await first.cleanup();
+    },
+  };
+}
+
+describePg('per-session turn lock (advisory lock)', () => {
+  it('runs one holder per session at a time across pools, and hands over when work settles', async () => {
+    const { first, second, cleanup } = await twoServers();
+    try {
+      const order: string[] = [];
+      const held = gate();
+      const entered = gate();
+      const a = first.lockSessionTurn('s1', async () => {
+        order.push('a in');
+        entered.open();
+        await held.opened;
+        order.push('a out');
+      });
+      await entered.opened;
+      const b = second.lockSessionTurn('s1', async () => {
+        order.push('b in');
+        throw new Error('b failed');
+      });
+      const other = await second.lockSessionTurn('s2', async () => 'other session ran');
+      expect(other).toBe('other session ran');
+      await pause(150);
+      expect(order).toEqual(['a in']);
+      held.open();
+      await a;
+      await expect(b).rejects.toThrow('b failed');
+      expect(order).toEqual(['a in', 'a out', 'b in']);
+      // A holder that threw released the lock like one that returned.
+      expect(await first.lockSessionTurn('s1', async () => 'after')).toBe('after');
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a cancelled wait rejects with the signal reason, runs nothing, and leaves the lock usable', async () => {
+    const { first, second, cleanup } = await twoServers();
+    try {
+      const held = gate();
+      const entered = gate();
+      const a = first.lockSessionTurn('s1', async () => {
+        entered.open();
+        await held.opened;
+      });
+      await entered.opened;
+      const controller = new AbortController();
+      let ran = false;
+      const waiting = second.lockSessionTurn(
+        's1',
+        async () => {
+          ran = true;
+        },
+        { signal: controller.signal },
+      );
+      await pause(150);
+      const reason = new Error('player cancelled');
+      controller.abort(reason);
+      await expect(waiting).rejects.toBe(reason);
+      held.open();
+      await a;
+      expect(ran).toBe(false);
+      expect(await second.lockSessionTurn('s1', async () => 'next')).toBe('next');
+      expect(await codeOf(first.lockSessionTurn('../s1', async () => undefined))).toBe('SESSION_INVALID_ID');
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a bounded wait fails with STORAGE_IO naming the holder', async () => {
+    const { first, second, cleanup } = await twoServers({ turnLockTimeoutMs: 300 });
+    try {
+      const held = gate();
+      const entered = gate();
+      const a = first.lockSessionTurn('s1', async () => {
+        entered.open();
+        await held.opened;
+      });
+      await entered.opened;
+      const error = await second.lockSessionTurn('s1', async () => 'never').catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'STORAGE_IO' });
+      expect((error as Error).message).toMatch(/busy: a turn held by backend \d+ \(troupe/);
+      held.open();
+      await a;
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a holder whose connection drops loses the lock: assertHeld fails and the next holder gets it', async () => {
+    const { first, second, cleanup } = await twoServers();
+    try {
+      const entered = gate();
+      const proceed = gate();
+      const a = first.lockSessionTurn('s1', async (turn) => {
+        await turn.assertHeld('the first check');
+        entered.open();
+        await proceed.opened;
+        await turn.assertHeld('the commit');
+      });
+      await entered.opened;
+      // Terminate the backend holding the advisory lock (as a network cut would).
+      await asAdmin((client) =>
+        client.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()"),
+      );
+      expect(await second.lockSessionTurn('s1', async () => 'taken over')).toBe('taken over');
+      proceed.open();
+      expect(await codeOf(a)).toBe('STORAGE_IO');
+      expect(await first.lockSessionTurn('s1', async () => 'usable again')).toBe('usable again');
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a holder process killed with SIGKILL releases the lock at once', async () => {
+    const { first, schema, cleanup } = await twoServers();
+    try {
+      const child = spawn(process.execPath, [fixture('hold-turn-lock.mjs'), pgUrl, schema, 's1'], { env: childEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = once(child, 'exit');
+      await once(child.stdout, 'data');
+      const controller = new AbortController();
+      const waiting = first.lockSessionTurn('s1', async () => 'got it', { signal: controller.signal });
+      await pause(150);
+      child.kill('SIGKILL');
+      await exited;
+      expect(await waiting).toBe('got it');
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('serialises turns of one session across processes: every turn reads the one before it', async () => {
+    const { first, schema, cleanup } = await twoServers();
+    try {
+      const workers = 3;
+      const turns = 8;
+      await Promise.all(Array.from({ length: workers }, (_, worker) => runFixture('turn-worker.mjs', [pgUrl, schema, 'race', String(worker), String(turns)])));
+      const numbers = (await first.read('race')).map((event) => (event.data as { n: number }).n);
+      expect(numbers).toEqual(Array.from({ length: workers * turns }, (_, index) => index + 1));
+    } finally {
+      await cleanup();
+    }
+  });
+});
