@@ -5,6 +5,8 @@ export type { PostgresStorageOptions } from './db/options.js';
 export { PgTreeStore } from './tree/pg-tree-store.js';
 export { PgSessionLog } from './session/pg-session-log.js';
 export type { HeldTurnLock, TurnLockOptions } from './turn/pg-turn-locks.js';
+export { PgLiveUpdates } from './live/pg-live-updates.js';
+export type { SessionEventsUpdate, TreeRevisionUpdate, Unsubscribe, WatchOptions } from './live/pg-live-updates.js';
 export type { MigrateResult } from './migrations/migrate.js';
 export { SCHEMA_VERSION } from './migrations/migrations.js';
 export { PostgresStorageError } from './errors.js';

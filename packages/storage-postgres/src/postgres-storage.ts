@@ -1,5 +1,6 @@
 import { Database } from './db/database.js';
 import { type PostgresStorageOptions, resolveOptions } from './db/options.js';
+import { PgLiveUpdates } from './live/pg-live-updates.js';
 import { type MigrateResult, runMigrations } from './migrations/migrate.js';
 import { PgSessionLog } from './session/pg-session-log.js';
 import { PgTreeStore } from './tree/pg-tree-store.js';
@@ -11,6 +12,11 @@ export interface PostgresStorage {
   readonly trees: PgTreeStore;
   /** Session logs (`SessionLog`). */
   readonly sessions: PgSessionLog;
+  /**
+   * Live updates across processes (LISTEN/NOTIFY): `watchSession(id, listener)` for new events,
+   * `watchTree(id, listener)` for new revisions, from this or any other process.
+   */
+  readonly live: PgLiveUpdates;
   /** The schema in use. */
   readonly schema: string;
   /**
@@ -32,12 +38,15 @@ export interface PostgresStorage {
 export function postgresStorage(options: PostgresStorageOptions = {}): PostgresStorage {
   const db = new Database(resolveOptions(options));
   const turnLocks = new PgTurnLocks(db.options);
+  const live = new PgLiveUpdates(db.options);
   return {
+    live,
     trees: new PgTreeStore(db),
     sessions: new PgSessionLog(db, turnLocks),
     schema: db.options.schema,
     migrate: () => runMigrations(db),
     close: async () => {
+      await live.close();
       await turnLocks.close();
       await db.close();
     },
