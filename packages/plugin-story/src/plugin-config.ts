@@ -1,5 +1,6 @@
 import type { TreeStore } from '@troupe/kernel';
 import * as z from 'zod';
+import type { StagePromptSettings } from './budget/stage-budget.js';
 import { DEFAULT_RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval/snippet.js';
 import type { WebSearchProvider } from './web/web-search.js';
 
@@ -13,12 +14,19 @@ export interface StoryPluginOptions {
   readonly retrieval?: Partial<RetrievalLimits>;
   /** How many recent conversation messages the research stage and retrieval see (0–200, default 6). */
   readonly recentMessages?: number;
+  /**
+   * Token budget of every stage prompt (the pipeline model's window minus its answer), and how
+   * much public history and character knowledge start from. Counted with the pipeline model's
+   * tokenizer, else the kernel's estimate.
+   */
+  readonly stagePrompt?: StagePromptSettings;
 }
 
 /** The settings the plugin's services read (defaults applied). */
 export interface StorySettings {
   readonly limits: RetrievalLimits;
   readonly recentMessages: number;
+  readonly stagePrompt: StagePromptSettings;
 }
 
 const hasMethods = (...names: string[]) => (value: unknown) =>
@@ -39,6 +47,16 @@ export const StoryPluginOptionsSchema = z
       .strict()
       .optional(),
     recentMessages: z.int().min(0).max(200).optional(),
+    stagePrompt: z
+      .object({
+        contextTokens: z.int().min(256).max(10_000_000),
+        responseTokens: z.int().min(1).max(1_000_000),
+        historyTokens: z.int().min(0).max(1_000_000),
+        knowledgeTokens: z.int().min(0).max(1_000_000),
+      })
+      .partial()
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -47,5 +65,5 @@ export const StoryPluginOptionsSchema = z
  * @param options - options that passed {@link StoryPluginOptionsSchema}
  */
 export function storySettings(options: StoryPluginOptions): StorySettings {
-  return { limits: { ...DEFAULT_RETRIEVAL_LIMITS, ...options.retrieval }, recentMessages: options.recentMessages ?? 6 };
+  return { limits: { ...DEFAULT_RETRIEVAL_LIMITS, ...options.retrieval }, recentMessages: options.recentMessages ?? 6, stagePrompt: options.stagePrompt ?? {} };
 }

@@ -2,6 +2,8 @@ import { abortReason, describeError } from '@troupe/kernel/util';
 import type { ChatMessage } from '@troupe/kernel';
 import { StoryError } from '../errors.js';
 import { STORY_EVENTS } from '../events.js';
+import { windowDocument } from '../retrieval/document-window.js';
+import type { GrowingTextIndex } from '../retrieval/growing-text-index.js';
 import type { SourceIndex } from '../retrieval/source-index.js';
 import { capSnippets, type RetrievalLimits, type Snippet } from '../retrieval/snippet.js';
 import { type CharacterProposal, runCharacter } from '../stages/character.js';
@@ -14,7 +16,7 @@ import { knowledgePath, personaPath, sectionPath, sourcePath, WORKSPACE_FILES } 
 import { orderedEnabledSections, type SectionEntry, type StoryManifest } from '../workspace/manifest.js';
 import { mapBounded } from './limiter.js';
 import { runWithin } from './deadline.js';
-import { deadlineError, deadlinePassed, type StageEnvironment } from './stage-call.js';
+import { deadlineError, deadlinePassed, type StageEnvironment, stageBudget } from './stage-call.js';
 
 /** Everything one preparation needs. */
 export interface PrepareDraftInput {
@@ -24,6 +26,8 @@ export interface PrepareDraftInput {
   readonly playerInput: string;
   readonly recentConversation: readonly ChatMessage[];
   readonly index: SourceIndex;
+  /** The search index of a growing workspace document (`history.md`, a `knowledge.md`) by path. */
+  readonly documentIndex: (path: string) => GrowingTextIndex;
   readonly limits: RetrievalLimits;
   readonly webSearch?: WebSearchProvider | undefined;
   /** World info activated this turn, as snippets: public material for the research worker only. */
@@ -61,10 +65,16 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
   };
 
   // 1. Retrieval: local snippets, plus web results when available (a web failure drops only those).
-  const publicHistory = files[WORKSPACE_FILES.history] ?? '';
+  const budget = stageBudget(env);
   const enabledSources = manifest.sources.filter((s) => s.enabled);
   input.index.update(enabledSources.map((s) => ({ id: s.id, title: s.title, text: files[sourcePath(s.id)] ?? '' })));
   const queryText = [...input.recentConversation.map((m) => m.content), playerInput].join('\n');
+  // Growing documents reach a stage as a recent window plus older excerpts retrieved for what
+  // that stage itself may read, never whole: the prompt stays within budget at any length.
+  const recentShare = (tokens: number) => Math.ceil(tokens * 0.6);
+  const windowed = (path: string, tokens: number, query: string) =>
+    windowDocument(files[path] ?? '', input.documentIndex(path), { recentTokens: recentShare(tokens), olderTokens: tokens - recentShare(tokens), query, count: budget.count });
+  const publicHistory = windowed(WORKSPACE_FILES.history, budget.historyTokens, queryText);
   const local = input.index.query(queryText, input.limits);
   const web = input.webSearch && manifest.pipeline.webSearch ? await searchWeb(input, degrade) : [];
   // One cap over the merged list: the caps bound what research receives, not each origin. Local
@@ -90,7 +100,8 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
     runCharacter(env, {
       character: { id: c.id, name: c.name },
       persona: files[personaPath(c.id)] ?? '',
-      knowledge: files[knowledgePath(c.id)] ?? '',
+      // A character's older knowledge is searched with the player input only (its whole scope).
+      knowledge: windowed(knowledgePath(c.id), budget.knowledgeTokens, playerInput),
       playerInput,
     }),
   );
@@ -114,7 +125,8 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
   const directorInput: DirectorInput = {
     outline: files[WORKSPACE_FILES.outline] ?? '',
     foreshadowing: files[WORKSPACE_FILES.foreshadowing] ?? '',
-    publicHistory,
+    // The director's excerpts are chosen by its own inputs (the input and the brief).
+    publicHistory: windowed(WORKSPACE_FILES.history, budget.historyTokens, [playerInput, ...research.facts].join('\n')),
     research,
     proposals,
     sections,

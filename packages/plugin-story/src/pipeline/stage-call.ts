@@ -1,6 +1,8 @@
 import { type ChatMessage, type ChatModel, type Clock, formatIssues } from '@troupe/kernel';
 import { abortReason, describeError, formatIssuePath } from '@troupe/kernel/util';
 import * as z from 'zod';
+import { checkStagePrompt } from '../budget/fit-prompt.js';
+import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
 import { StoryError } from '../errors.js';
 import { STORY_EVENTS } from '../events.js';
 import { runWithin } from './deadline.js';
@@ -27,6 +29,16 @@ export interface StageEnvironment {
   readonly deadlineAt: number;
   /** The preparation's deadline as configured (ms), for messages. */
   readonly deadlineMs?: number;
+  /** What every stage prompt may take (default: {@link defaultStagePromptBudget}). */
+  readonly budget?: StagePromptBudget;
+}
+
+/**
+ * The stage budget of an environment.
+ * @param env - the stage environment
+ */
+export function stageBudget(env: StageEnvironment): StagePromptBudget {
+  return env.budget ?? defaultStagePromptBudget();
 }
 
 /**
@@ -59,7 +71,7 @@ export interface StageCall {
  * @param env - the turn's model, signal, identity and event sink
  * @param call - the stage, item and messages
  * @returns the trimmed text
- * @throws {StoryError} STORY_STAGE_MODEL_FAILED (the model call failed), STORY_STAGE_EMPTY (blank
+ * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE (over the stage budget; not sent), STORY_STAGE_MODEL_FAILED (the model call failed), STORY_STAGE_EMPTY (blank
  *   answer); the abort reason when cancelled (never recorded as a failure)
  */
 export async function callProseStage(env: StageEnvironment, call: StageCall): Promise<string> {
@@ -78,12 +90,24 @@ export async function callProseStage(env: StageEnvironment, call: StageCall): Pr
  * @param schema - the zod schema the answer must fit (also sent to the model as JSON Schema)
  * @param name - the JSON Schema's name for the provider
  * @returns the validated value
- * @throws {StoryError} STORY_STAGE_MODEL_FAILED (the model call failed), STORY_STAGE_OUTPUT_INVALID
+ * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE (over the stage budget; not sent), STORY_STAGE_MODEL_FAILED (the model call failed), STORY_STAGE_OUTPUT_INVALID
  *   (not JSON, or not fitting the schema); the abort reason when cancelled (never recorded as a failure)
  */
 export async function callJsonStage<S extends z.ZodType>(env: StageEnvironment, call: StageCall, schema: S, name: string): Promise<z.output<S>> {
-  const json = { schema: z.toJSONSchema(schema) as Record<string, unknown>, name };
+  const json = { schema: jsonSchemaOf(schema), name };
   return runStage(env, call, json, (text) => parseJsonOutput(text, schema, call.stage));
+}
+
+// The JSON Schema of a stage's zod schema, computed once per schema (not per call).
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  let json = jsonSchemas.get(schema);
+  if (!json) {
+    json = z.toJSONSchema(schema) as Record<string, unknown>;
+    jsonSchemas.set(schema, json);
+  }
+  return json;
 }
 
 async function runStage<T>(
@@ -97,6 +121,8 @@ async function runStage<T>(
   const untilDeadline = env.deadlineAt - env.clock.now();
   if (untilDeadline <= 0) throw deadlineError(env, call.stage);
   const item = call.item === undefined ? {} : { item: call.item };
+  // A prompt over its budget is never sent (nor recorded as a request): the caller degrades.
+  checkStagePrompt(stageBudget(env), call.stage, call.messages);
   env.emit(STORY_EVENTS.stageRequest, { stage: call.stage, ...item, model: env.model.id, messages: call.messages, ...(json ? { json } : {}) });
   // Whichever comes first bounds the call: the stage's own timeout or the preparation deadline.
   const byDeadline = untilDeadline < env.stageTimeoutMs;

@@ -1,5 +1,4 @@
-import { sha256Hex } from '@troupe/kernel/util';
-import MiniSearch from 'minisearch';
+import { Bm25Index } from './bm25-index.js';
 import { chunkMarkdown } from './chunk-markdown.js';
 import { capSnippets, DEFAULT_RETRIEVAL_LIMITS, type RetrievalLimits, type Snippet } from './snippet.js';
 import { processTerm, tokenize } from './tokenizer.js';
@@ -30,66 +29,58 @@ export interface SourceIndexStats {
 
 /** Longest query text used (characters); the most recent text wins. */
 const MAX_QUERY_CHARS = 4000;
+// Field boosts (title, heading, text), as before with MiniSearch.
+const FIELD_BOOSTS = [2, 1.5, 1] as const;
 
 /**
- * A BM25 (MiniSearch) index over a workspace's sources, chunked by Markdown headings, tokenised
- * for Chinese and English. A source is re-indexed only when its content hash changes.
+ * A BM25+ index over a workspace's sources, chunked by Markdown headings, tokenised for Chinese
+ * and English. A source is re-indexed only when its title or text changed (compared as strings:
+ * an unchanged turn hashes nothing).
  */
 export class SourceIndex {
-  readonly #search: MiniSearch<ChunkDocument>;
-  readonly #sources = new Map<string, { hash: string; title: string; docIds: string[] }>();
+  readonly #index = new Bm25Index(FIELD_BOOSTS, { tokenize, processTerm });
+  readonly #chunks = new Map<string, ChunkDocument>();
+  readonly #sources = new Map<string, { title: string; text: string; docIds: string[] }>();
   readonly #chunkChars: number;
   #sourcesIndexed = 0;
 
   /** @param options - `chunkChars`: longest indexed chunk (default 600) */
   constructor(options: { readonly chunkChars?: number } = {}) {
     this.#chunkChars = options.chunkChars ?? DEFAULT_RETRIEVAL_LIMITS.maxSnippetChars;
-    this.#search = new MiniSearch<ChunkDocument>({
-      fields: ['title', 'heading', 'text'],
-      storeFields: ['sourceId', 'title', 'heading', 'text', 'line'],
-      tokenize,
-      processTerm,
-      autoVacuum: false,
-      searchOptions: { boost: { title: 2, heading: 1.5 }, combineWith: 'OR', tokenize, processTerm },
-    });
   }
 
   /** Counters (for tests and benchmarks). */
   get stats(): SourceIndexStats {
-    return { sourcesIndexed: this.#sourcesIndexed, chunks: this.#search.documentCount };
+    return { sourcesIndexed: this.#sourcesIndexed, chunks: this.#index.size };
   }
 
   /**
-   * Brings the index in line with `sources`: new or changed (by SHA-256) sources are indexed,
-   * missing ones removed, unchanged ones untouched.
+   * Brings the index in line with `sources`: new or changed sources are indexed, missing ones
+   * removed, unchanged ones untouched.
    * @param sources - the enabled sources now
    */
   update(sources: readonly IndexSource[]): void {
     const wanted = new Set(sources.map((s) => s.id));
     for (const [id, entry] of this.#sources) {
       if (!wanted.has(id)) {
-        this.#search.discardAll(entry.docIds);
+        this.#discard(entry.docIds);
         this.#sources.delete(id);
       }
     }
     for (const source of sources) {
-      const hash = sha256Hex(`${source.title}\n${source.text}`);
       const existing = this.#sources.get(source.id);
-      if (existing?.hash === hash) continue;
-      if (existing) this.#search.discardAll(existing.docIds);
-      const docs = chunkMarkdown(source.text, this.#chunkChars).map((chunk, n) => ({
-        id: `${source.id}#${n}`,
-        sourceId: source.id,
-        title: source.title,
-        heading: chunk.heading,
-        text: chunk.text,
-        line: chunk.line,
-      }));
-      this.#search.addAll(docs);
-      this.#sources.set(source.id, { hash, title: source.title, docIds: docs.map((d) => d.id) });
+      if (existing && existing.text === source.text && existing.title === source.title) continue;
+      if (existing) this.#discard(existing.docIds);
+      const docIds: string[] = [];
+      chunkMarkdown(source.text, this.#chunkChars).forEach((chunk, n) => {
+        const doc: ChunkDocument = { id: `${source.id}#${n}`, sourceId: source.id, title: source.title, heading: chunk.heading, text: chunk.text, line: chunk.line };
+        this.#index.add(doc.id, [doc.title, doc.heading, doc.text]);
+        this.#chunks.set(doc.id, doc);
+        docIds.push(doc.id);
+      });
+      this.#sources.set(source.id, { title: source.title, text: source.text, docIds });
       this.#sourcesIndexed += 1;
     }
-    if (this.#search.dirtCount > 0 && this.#search.dirtFactor > 0.3) this.#search.vacuum().catch(() => {});
   }
 
   /**
@@ -100,16 +91,25 @@ export class SourceIndex {
    */
   query(query: string, limits: RetrievalLimits = DEFAULT_RETRIEVAL_LIMITS): Snippet[] {
     const text = query.length > MAX_QUERY_CHARS ? query.slice(-MAX_QUERY_CHARS) : query;
-    if (!text.trim()) return [];
-    const hits = this.#search.search(text).sort(
-      (a, b) => b.score - a.score || String(a['sourceId']).localeCompare(String(b['sourceId'])) || Number(a['line']) - Number(b['line']),
-    );
-    const snippets = hits.slice(0, limits.maxSnippets * 2).map((hit) => ({
+    if (!text.trim() || limits.maxSnippets <= 0) return [];
+    // A few more than needed, so ties at the cut are ordered by source and line like the rest.
+    const hits = this.#index
+      .search(text, limits.maxSnippets * 4)
+      .map((hit) => ({ score: hit.score, doc: this.#chunks.get(hit.key)! }))
+      .sort((a, b) => b.score - a.score || a.doc.sourceId.localeCompare(b.doc.sourceId) || a.doc.line - b.doc.line);
+    const snippets = hits.slice(0, limits.maxSnippets * 2).map(({ doc }) => ({
       origin: 'local' as const,
-      ref: String(hit.id),
-      title: hit['heading'] ? `${hit['title']} > ${hit['heading']}` : String(hit['title']),
-      text: String(hit['text']),
+      ref: doc.id,
+      title: doc.heading ? `${doc.title} > ${doc.heading}` : doc.title,
+      text: doc.text,
     }));
     return capSnippets(snippets, limits);
+  }
+
+  #discard(docIds: readonly string[]): void {
+    for (const id of docIds) {
+      this.#index.remove(id);
+      this.#chunks.delete(id);
+    }
   }
 }

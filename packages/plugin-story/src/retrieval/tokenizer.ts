@@ -24,8 +24,28 @@ export function tokenize(text: string): string[] {
     segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
   }
   const terms: string[] = [];
-  for (const segment of segmenter.segment(text)) if (segment.isWordLike) terms.push(segment.segment);
+  // ICU word segmentation slows down badly on long single inputs: segment bounded pieces, cut
+  // after a space or punctuation mark so no word is split (a piece without one is cut hard).
+  for (let start = 0; start < text.length; ) {
+    const end = pieceEnd(text, start);
+    for (const segment of segmenter.segment(start === 0 && end === text.length ? text : text.slice(start, end))) if (segment.isWordLike) terms.push(segment.segment);
+    start = end;
+  }
   return terms;
+}
+
+/** Longest text one `Intl.Segmenter` call gets (characters). */
+export const MAX_SEGMENT_CHARS = 1024;
+
+const BREAK = /[\s\p{P}]/u;
+
+function pieceEnd(text: string, start: number): number {
+  const limit = start + MAX_SEGMENT_CHARS;
+  if (limit >= text.length) return text.length;
+  for (let at = limit; at > start + MAX_SEGMENT_CHARS / 2; at--) if (BREAK.test(text[at - 1]!)) return at;
+  // Never between the two halves of a surrogate pair.
+  const code = text.charCodeAt(limit - 1);
+  return code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit;
 }
 
 /**

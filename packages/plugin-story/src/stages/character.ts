@@ -1,7 +1,9 @@
-import { knowledgeHeading, renderPromptBlocks, STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
+import { knowledgeHeading, STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
-import { callJsonStage, type StageEnvironment } from '../pipeline/stage-call.js';
+import { fitStageMessages } from '../budget/fit-prompt.js';
+import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
+import { callJsonStage, type StageEnvironment, stageBudget } from '../pipeline/stage-call.js';
 
 /**
  * What one character worker may read (seed table): its own persona, its own `knowledge.md` and
@@ -26,25 +28,25 @@ export const CharacterProposalSchema = z.object({
 export type CharacterProposal = z.output<typeof CharacterProposalSchema>;
 
 /**
- * Builds the character worker's messages: the system rules and a user message made only from the scoped input.
+ * Builds the character worker's messages: the system rules and a user message made only from the
+ * scoped input, fitted to the stage budget (the persona keeps its start, the knowledge its end;
+ * the player input is never cut).
  * @param input - the scoped input (its type is the cognitive boundary)
+ * @param budget - the stage budget (default: the defaults with the kernel's estimate)
  * @returns the chat messages (system, user)
+ * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE when the player input alone is over budget
  */
-export function characterMessages(input: CharacterWorkerInput): ChatMessage[] {
-  return [
-    {
-      role: 'system',
-      content: `You play ${input.character.name} (${input.character.id}) only. Decide what this character wants, does and says next, using ONLY what this character knows. Output JSON {"intent": string, "action": string, "dialogue": string}.`,
-    },
-    {
-      role: 'user',
-      content: renderPromptBlocks([
-        [STAGE_BLOCKS.persona, input.persona || '(empty)'],
-        [knowledgeHeading(input.character.name), input.knowledge || '(nothing yet)'],
-        [STAGE_BLOCKS.playerInput, input.playerInput],
-      ]),
-    },
-  ];
+export function characterMessages(input: CharacterWorkerInput, budget: StagePromptBudget = defaultStagePromptBudget()): ChatMessage[] {
+  return fitStageMessages(
+    budget,
+    STORY_STAGES.character,
+    `You play ${input.character.name} (${input.character.id}) only. Decide what this character wants, does and says next, using ONLY what this character knows. Output JSON {"intent": string, "action": string, "dialogue": string}.`,
+    [
+      [STAGE_BLOCKS.persona, input.persona || '(empty)', 'head'],
+      [knowledgeHeading(input.character.name), input.knowledge || '(nothing yet)', 'tail'],
+      [STAGE_BLOCKS.playerInput, input.playerInput, 'fixed'],
+    ],
+  );
 }
 
 /**
@@ -55,5 +57,5 @@ export function characterMessages(input: CharacterWorkerInput): ChatMessage[] {
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runCharacter(env: StageEnvironment, input: CharacterWorkerInput): Promise<CharacterProposal> {
-  return callJsonStage(env, { stage: STORY_STAGES.character, item: input.character.id, messages: characterMessages(input) }, CharacterProposalSchema, 'character_proposal');
+  return callJsonStage(env, { stage: STORY_STAGES.character, item: input.character.id, messages: characterMessages(input, stageBudget(env)) }, CharacterProposalSchema, 'character_proposal');
 }

@@ -1,7 +1,9 @@
-import { renderPromptBlocks, STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
+import { STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
-import { callJsonStage, type StageEnvironment } from '../pipeline/stage-call.js';
+import { fitStageMessages } from '../budget/fit-prompt.js';
+import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
+import { callJsonStage, type StageEnvironment, stageBudget } from '../pipeline/stage-call.js';
 
 /**
  * What the continuity worker may read (seed table): the final visible reply, the current outline
@@ -25,28 +27,27 @@ export const ContinuityResultSchema = z.object({
 export type ContinuityResult = z.output<typeof ContinuityResultSchema>;
 
 /**
- * Builds the continuity worker's messages: the system rules and a user message made only from the scoped input.
+ * Builds the continuity worker's messages: the system rules and a user message made only from the
+ * scoped input, fitted to the stage budget (outline and foreshadowing keep their start; the
+ * visible reply and the participants are never cut).
  * @param input - the scoped input (its type is the cognitive boundary)
+ * @param budget - the stage budget (default: the defaults with the kernel's estimate)
  * @returns the chat messages (system, user)
+ * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE when the reply and participants alone are over budget
  */
-export function continuityMessages(input: ContinuityInput): ChatMessage[] {
+export function continuityMessages(input: ContinuityInput, budget: StagePromptBudget = defaultStagePromptBudget()): ChatMessage[] {
   const participants = input.participants.map((p) => `- ${p.id}: ${p.name}`).join('\n') || '(none)';
-  return [
-    {
-      role: 'system',
-      content:
-        'You are the continuity worker. From the reply the player actually saw, list the public events; for each participant only the facts they clearly experienced or could perceive in that reply; and suggestions for the outline or foreshadowing (suggestions only — never rewrite them). Output JSON {"publicEvents": string[], "observations": [{"characterId": string, "facts": string[]}], "proposals": string[]}.',
-    },
-    {
-      role: 'user',
-      content: renderPromptBlocks([
-        [STAGE_BLOCKS.visibleReply, input.visibleReply],
-        [STAGE_BLOCKS.outline, input.outline || '(empty)'],
-        [STAGE_BLOCKS.foreshadowing, input.foreshadowing || '(empty)'],
-        [STAGE_BLOCKS.participants, participants],
-      ]),
-    },
-  ];
+  return fitStageMessages(
+    budget,
+    STORY_STAGES.continuity,
+    'You are the continuity worker. From the reply the player actually saw, list the public events; for each participant only the facts they clearly experienced or could perceive in that reply; and suggestions for the outline or foreshadowing (suggestions only — never rewrite them). Output JSON {"publicEvents": string[], "observations": [{"characterId": string, "facts": string[]}], "proposals": string[]}.',
+    [
+      [STAGE_BLOCKS.visibleReply, input.visibleReply, 'fixed'],
+      [STAGE_BLOCKS.outline, input.outline || '(empty)', 'head'],
+      [STAGE_BLOCKS.foreshadowing, input.foreshadowing || '(empty)', 'head'],
+      [STAGE_BLOCKS.participants, participants, 'fixed'],
+    ],
+  );
 }
 
 /**
@@ -57,5 +58,5 @@ export function continuityMessages(input: ContinuityInput): ChatMessage[] {
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runContinuity(env: StageEnvironment, input: ContinuityInput): Promise<ContinuityResult> {
-  return callJsonStage(env, { stage: STORY_STAGES.continuity, messages: continuityMessages(input) }, ContinuityResultSchema, 'continuity');
+  return callJsonStage(env, { stage: STORY_STAGES.continuity, messages: continuityMessages(input, stageBudget(env)) }, ContinuityResultSchema, 'continuity');
 }

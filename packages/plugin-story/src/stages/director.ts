@@ -1,7 +1,9 @@
-import { renderPromptBlocks, STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
+import { STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
-import { callJsonStage, type StageEnvironment } from '../pipeline/stage-call.js';
+import { fitStageMessages } from '../budget/fit-prompt.js';
+import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
+import { callJsonStage, type StageEnvironment, stageBudget } from '../pipeline/stage-call.js';
 import type { CharacterProposal } from './character.js';
 import type { ResearchBrief } from './research.js';
 
@@ -42,32 +44,31 @@ export type DirectorPlan = z.output<typeof DirectorPlanSchema> & { readonly fall
 export const FALLBACK_PLAN_LIMITS = Object.freeze({ maxBeats: 12, maxBeatChars: 300 });
 
 /**
- * Builds the director's messages: the system rules and a user message made only from the scoped input.
+ * Builds the director's messages: the system rules and a user message made only from the scoped
+ * input, fitted to the stage budget (history keeps its end, the other material its start; the
+ * section definitions and the player input are never cut).
  * @param input - the scoped input (its type is the cognitive boundary)
+ * @param budget - the stage budget (default: the defaults with the kernel's estimate)
  * @returns the chat messages (system, user)
+ * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE when the fixed blocks alone are over budget
  */
-export function directorMessages(input: DirectorInput): ChatMessage[] {
+export function directorMessages(input: DirectorInput, budget: StagePromptBudget = defaultStagePromptBudget()): ChatMessage[] {
   const proposals = input.proposals.map((p) => `- ${p.name} (${p.characterId}): intent ${p.proposal.intent}; action ${p.proposal.action}; says "${p.proposal.dialogue}"`).join('\n') || '(none)';
   const sections = input.sections.map((s) => `- ${s.id} [${s.kind}] "${s.title}" focus: ${s.focus ? s.focus.name : 'all participants'}`).join('\n');
-  return [
-    {
-      role: 'system',
-      content:
-        'You are the director of a multi-character story. Combine the independent character proposals into this turn\'s plan. A character who has not witnessed or been told something must not act as if they know it; never make anyone omniscient. Follow the outline, keep foreshadowing hidden until it is due. Output JSON {"beats": string[], "sectionNotes": [{"sectionId": string, "note": string}]}.',
-    },
-    {
-      role: 'user',
-      content: renderPromptBlocks([
-        [STAGE_BLOCKS.outline, input.outline || '(empty)'],
-        [STAGE_BLOCKS.foreshadowing, input.foreshadowing || '(empty)'],
-        [STAGE_BLOCKS.publicHistory, input.publicHistory || '(empty)'],
-        [STAGE_BLOCKS.researchBrief, `${input.research.facts.map((f) => `- ${f}`).join('\n') || '(none)'}\n${input.research.continuity}`],
-        [STAGE_BLOCKS.characterProposals, proposals],
-        [STAGE_BLOCKS.sections, sections],
-        [STAGE_BLOCKS.playerInput, input.playerInput],
-      ]),
-    },
-  ];
+  return fitStageMessages(
+    budget,
+    STORY_STAGES.director,
+    'You are the director of a multi-character story. Combine the independent character proposals into this turn\'s plan. A character who has not witnessed or been told something must not act as if they know it; never make anyone omniscient. Follow the outline, keep foreshadowing hidden until it is due. Output JSON {"beats": string[], "sectionNotes": [{"sectionId": string, "note": string}]}.',
+    [
+      [STAGE_BLOCKS.outline, input.outline || '(empty)', 'head'],
+      [STAGE_BLOCKS.foreshadowing, input.foreshadowing || '(empty)', 'head'],
+      [STAGE_BLOCKS.publicHistory, input.publicHistory || '(empty)', 'tail'],
+      [STAGE_BLOCKS.researchBrief, `${input.research.facts.map((f) => `- ${f}`).join('\n') || '(none)'}\n${input.research.continuity}`, 'head'],
+      [STAGE_BLOCKS.characterProposals, proposals, 'head'],
+      [STAGE_BLOCKS.sections, sections, 'fixed'],
+      [STAGE_BLOCKS.playerInput, input.playerInput, 'fixed'],
+    ],
+  );
 }
 
 /**
@@ -78,7 +79,7 @@ export function directorMessages(input: DirectorInput): ChatMessage[] {
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runDirector(env: StageEnvironment, input: DirectorInput): Promise<DirectorPlan> {
-  return callJsonStage(env, { stage: STORY_STAGES.director, messages: directorMessages(input) }, DirectorPlanSchema, 'director_plan');
+  return callJsonStage(env, { stage: STORY_STAGES.director, messages: directorMessages(input, stageBudget(env)) }, DirectorPlanSchema, 'director_plan');
 }
 
 /**

@@ -1,7 +1,9 @@
-import { renderPromptBlocks, STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
+import { STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
-import { callJsonStage, type StageEnvironment } from '../pipeline/stage-call.js';
+import { fitStageMessages } from '../budget/fit-prompt.js';
+import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
+import { callJsonStage, type StageEnvironment, stageBudget } from '../pipeline/stage-call.js';
 import type { Snippet } from '../retrieval/snippet.js';
 
 /**
@@ -25,29 +27,28 @@ export const ResearchBriefSchema = z.object({
 export type ResearchBrief = z.output<typeof ResearchBriefSchema> & { readonly fromSnippets?: boolean };
 
 /**
- * Builds the research worker's messages: the system rules and a user message made only from the scoped input.
+ * Builds the research worker's messages: the system rules and a user message made only from the
+ * scoped input, fitted to the stage budget (history and recent conversation keep their end, the
+ * ranked snippets their start; the player input is never cut).
  * @param input - the scoped input (its type is the cognitive boundary)
+ * @param budget - the stage budget (default: the defaults with the kernel's estimate)
  * @returns the chat messages (system, user)
+ * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE when the player input alone is over budget
  */
-export function researchMessages(input: ResearchInput): ChatMessage[] {
+export function researchMessages(input: ResearchInput, budget: StagePromptBudget = defaultStagePromptBudget()): ChatMessage[] {
   const snippets = input.snippets.map((s, i) => `[${i + 1}] (${s.origin}: ${s.ref}) ${s.text}`).join('\n') || '(none)';
   const recent = input.recentConversation.map((m) => `${m.role}: ${m.content}`).join('\n') || '(none)';
-  return [
-    {
-      role: 'system',
-      content:
-        'You are the research worker of a story pipeline. From PUBLIC material only, list the facts relevant to the player input and a short continuity brief. Output JSON {"facts": string[], "continuity": string}.',
-    },
-    {
-      role: 'user',
-      content: renderPromptBlocks([
-        [STAGE_BLOCKS.publicHistory, input.publicHistory || '(empty)'],
-        [STAGE_BLOCKS.recentConversation, recent],
-        [STAGE_BLOCKS.referenceSnippets, snippets],
-        [STAGE_BLOCKS.playerInput, input.playerInput],
-      ]),
-    },
-  ];
+  return fitStageMessages(
+    budget,
+    STORY_STAGES.research,
+    'You are the research worker of a story pipeline. From PUBLIC material only, list the facts relevant to the player input and a short continuity brief. Output JSON {"facts": string[], "continuity": string}.',
+    [
+      [STAGE_BLOCKS.publicHistory, input.publicHistory || '(empty)', 'tail'],
+      [STAGE_BLOCKS.recentConversation, recent, 'tail'],
+      [STAGE_BLOCKS.referenceSnippets, snippets, 'head'],
+      [STAGE_BLOCKS.playerInput, input.playerInput, 'fixed'],
+    ],
+  );
 }
 
 /**
@@ -58,7 +59,7 @@ export function researchMessages(input: ResearchInput): ChatMessage[] {
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runResearch(env: StageEnvironment, input: ResearchInput): Promise<ResearchBrief> {
-  return callJsonStage(env, { stage: STORY_STAGES.research, messages: researchMessages(input) }, ResearchBriefSchema, 'research_brief');
+  return callJsonStage(env, { stage: STORY_STAGES.research, messages: researchMessages(input, stageBudget(env)) }, ResearchBriefSchema, 'research_brief');
 }
 
 /**

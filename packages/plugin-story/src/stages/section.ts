@@ -1,6 +1,8 @@
-import { renderPromptBlocks, STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
+import { STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
-import { callProseStage, type StageEnvironment } from '../pipeline/stage-call.js';
+import { fitStageMessages } from '../budget/fit-prompt.js';
+import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
+import { callProseStage, type StageEnvironment, stageBudget } from '../pipeline/stage-call.js';
 import type { DirectorPlan, SectionDefinition } from './director.js';
 
 /**
@@ -21,27 +23,27 @@ const KIND_RULES: Record<SectionDefinition['kind'], string> = {
 };
 
 /**
- * Builds the section writer's messages: the system rules and a user message made only from the scoped input.
+ * Builds the section writer's messages: the system rules and a user message made only from the
+ * scoped input, fitted to the stage budget (reference and plan keep their start; the player
+ * input is never cut).
  * @param input - the scoped input (its type is the cognitive boundary)
+ * @param budget - the stage budget (default: the defaults with the kernel's estimate)
  * @returns the chat messages (system, user)
+ * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE when the player input alone is over budget
  */
-export function sectionMessages(input: SectionWriterInput): ChatMessage[] {
+export function sectionMessages(input: SectionWriterInput, budget: StagePromptBudget = defaultStagePromptBudget()): ChatMessage[] {
   const focus = input.section.focus ? `${input.section.focus.name} (${input.section.focus.id})` : 'all participants';
   const notes = input.plan.sectionNotes.filter((n) => n.sectionId === input.section.id).map((n) => n.note);
-  return [
-    {
-      role: 'system',
-      content: `You write the "${input.section.title}" section (${input.section.kind}) of this turn's story text. ${KIND_RULES[input.section.kind]} Focus: ${focus}. Output only the section's text, without a heading.`,
-    },
-    {
-      role: 'user',
-      content: renderPromptBlocks([
-        [STAGE_BLOCKS.sectionReference, input.reference || '(none)'],
-        [STAGE_BLOCKS.directorsPlan, `${input.plan.beats.map((b) => `- ${b}`).join('\n')}\n${notes.map((n) => `Note: ${n}`).join('\n')}`],
-        [STAGE_BLOCKS.playerInput, input.playerInput],
-      ]),
-    },
-  ];
+  return fitStageMessages(
+    budget,
+    STORY_STAGES.section,
+    `You write the "${input.section.title}" section (${input.section.kind}) of this turn's story text. ${KIND_RULES[input.section.kind]} Focus: ${focus}. Output only the section's text, without a heading.`,
+    [
+      [STAGE_BLOCKS.sectionReference, input.reference || '(none)', 'head'],
+      [STAGE_BLOCKS.directorsPlan, `${input.plan.beats.map((b) => `- ${b}`).join('\n')}\n${notes.map((n) => `Note: ${n}`).join('\n')}`, 'head'],
+      [STAGE_BLOCKS.playerInput, input.playerInput, 'fixed'],
+    ],
+  );
 }
 
 /**
@@ -52,5 +54,5 @@ export function sectionMessages(input: SectionWriterInput): ChatMessage[] {
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_EMPTY; the abort reason when cancelled (never recorded as a failure)
  */
 export function runSection(env: StageEnvironment, input: SectionWriterInput): Promise<string> {
-  return callProseStage(env, { stage: STORY_STAGES.section, item: input.section.id, messages: sectionMessages(input) });
+  return callProseStage(env, { stage: STORY_STAGES.section, item: input.section.id, messages: sectionMessages(input, stageBudget(env)) });
 }

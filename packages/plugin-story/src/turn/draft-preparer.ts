@@ -95,12 +95,13 @@ export class StoryDraftPreparer {
     const deadlineAt = ctx.clock.now() + deadlineMs;
     try {
       const text = await prepareDraft({
-        env: stageEnvironment(ctx, manifest, deadlineAt, (type, data) => emit(type, data)),
+        env: stageEnvironment(ctx, manifest, deadlineAt, (type, data) => emit(type, data), this.#settings.stagePrompt),
         manifest,
         files: snapshot.files,
         playerInput: input,
         recentConversation: ctx.history.slice(-this.#settings.recentMessages),
         index: this.#indexes.indexFor(workspaceId),
+        documentIndex: (path) => this.#indexes.documentIndexFor(workspaceId, path),
         limits: this.#settings.limits,
         webSearch: this.#webSearch,
         worldInfo: worldInfoSnippets(ctx.get(contextKeys.worldInfo)),

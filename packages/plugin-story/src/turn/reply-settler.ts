@@ -4,6 +4,7 @@ import { describeError } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { STORY_EVENTS, settleMarker } from '../events.js';
 import { type EarlierSettlement, settleTurn } from '../pipeline/settle-turn.js';
+import type { StorySettings } from '../plugin-config.js';
 import { StoryTokens } from '../story-tokens.js';
 import { WORKSPACE_FILES } from '../workspace/layout.js';
 import { parseManifest, type StoryManifest } from '../workspace/manifest.js';
@@ -21,10 +22,15 @@ const SettledSchema = z.object({ marker: z.string(), appends: z.record(z.string(
 @injectable()
 export class StoryReplySettler {
   readonly #trees: TreeStore;
+  readonly #settings: StorySettings;
 
-  /** @param trees - where workspaces live */
-  constructor(@inject(StoryTokens.WorkspaceStore) trees: TreeStore) {
+  /**
+   * @param trees - where workspaces live
+   * @param settings - the plugin settings (stage budget)
+   */
+  constructor(@inject(StoryTokens.WorkspaceStore) trees: TreeStore, @inject(StoryTokens.Settings) settings: StorySettings) {
     this.#trees = trees;
+    this.#settings = settings;
   }
 
   /**
@@ -50,7 +56,7 @@ export class StoryReplySettler {
       return;
     }
     // Continuity runs after the reply: only the per-stage timeout bounds it.
-    const env = stageEnvironment(ctx, manifest, Number.POSITIVE_INFINITY, (type, data) => emit(type, data));
+    const env = stageEnvironment(ctx, manifest, Number.POSITIVE_INFINITY, (type, data) => emit(type, data), this.#settings.stagePrompt);
     const earlier = await earlierSettlements(ctx, turn.turnId, turn.step);
     const result = await settleTurn({ env, trees: this.#trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply, step: turn.step, earlier });
     emit(STORY_EVENTS.settled, { workspaceId, ...result }, marker);

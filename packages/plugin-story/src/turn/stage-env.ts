@@ -1,4 +1,5 @@
 import { type ChatModel, defineContextKey, type TurnContext } from '@troupe/kernel';
+import { type StagePromptSettings, stagePromptBudget } from '../budget/stage-budget.js';
 import type { StageEnvironment } from '../pipeline/stage-call.js';
 import type { StoryManifest } from '../workspace/manifest.js';
 
@@ -29,8 +30,11 @@ export function pipelineModel(ctx: TurnContext, manifest: StoryManifest): ChatMo
  * @param manifest - the workspace manifest (model, timeouts)
  * @param deadlineAt - when preparation must be done (`Infinity` after the reply)
  * @param emit - where stage events go
+ * @param stagePrompt - the plugin's stage budget settings
  */
-export function stageEnvironment(ctx: TurnContext, manifest: StoryManifest, deadlineAt: number, emit: StageEnvironment['emit']): StageEnvironment {
+export function stageEnvironment(ctx: TurnContext, manifest: StoryManifest, deadlineAt: number, emit: StageEnvironment['emit'], stagePrompt?: StagePromptSettings): StageEnvironment {
   const { stageTimeoutMs, deadlineMs } = manifest.pipeline;
-  return { model: pipelineModel(ctx, manifest), signal: ctx.signal, sessionId: ctx.sessionId, turnId: ctx.turnId, emit, clock: ctx.clock, stageTimeoutMs, deadlineAt, deadlineMs };
+  const model = pipelineModel(ctx, manifest);
+  const budget = stagePromptBudget(model, stagePrompt);
+  return { model, signal: ctx.signal, sessionId: ctx.sessionId, turnId: ctx.turnId, emit, clock: ctx.clock, stageTimeoutMs, deadlineAt, deadlineMs, budget };
 }

@@ -1,0 +1,103 @@
+import { type ChatMessage, type ChatModel, estimateTokenizer, type Tokenizer } from '@troupe/kernel';
+
+/** Token budget settings of the story stages (plugin option `stagePrompt`); every field is optional. */
+export interface StagePromptSettings {
+  /** The pipeline model's context window in tokens; default: its `capabilities.contextTokens`, else 8192. */
+  readonly contextTokens?: number;
+  /** Tokens kept free for a stage's answer (default 1024, at most half the window). */
+  readonly responseTokens?: number;
+  /** Tokens of public history research and the director get: a recent window plus retrieved older excerpts (default 2048). */
+  readonly historyTokens?: number;
+  /** Tokens of a character's own `knowledge.md` its worker gets, the same way (default 2048). */
+  readonly knowledgeTokens?: number;
+}
+
+/** The defaults of {@link StagePromptSettings}. */
+export const DEFAULT_STAGE_PROMPT = Object.freeze({ contextTokens: 8192, responseTokens: 1024, historyTokens: 2048, knowledgeTokens: 2048 });
+
+/** What a stage's prompt may take and how its tokens are counted. */
+export interface StagePromptBudget {
+  /** Most tokens of a stage's whole request (every message with its framing). */
+  readonly promptTokens: number;
+  /** Tokens the public-history block starts from (recent window + retrieved excerpts). */
+  readonly historyTokens: number;
+  /** Tokens a character's knowledge block starts from. */
+  readonly knowledgeTokens: number;
+  /** The counting method (the model's tokenizer id, or `estimate`). */
+  readonly tokenizer: string;
+  /**
+   * Tokens of a text.
+   * @param text - any text
+   */
+  count(text: string): number;
+  /**
+   * Tokens of a whole request: each message's content plus its framing, plus the reply priming.
+   * @param messages - the request's messages
+   */
+  countMessages(messages: readonly ChatMessage[]): number;
+}
+
+// ChatML-like framing, the same allowance the kernel's context budget makes: per message, and
+// once for the reply priming.
+const MESSAGE_FRAMING_TOKENS = 4;
+const REPLY_PRIMING_TOKENS = 3;
+// Counts of short texts (history and knowledge lines) are remembered: they repeat every turn.
+const CACHED_TEXT_CHARS = 2000;
+const CACHE_ENTRIES = 20_000;
+const counts = new WeakMap<Tokenizer, Map<string, number>>();
+
+function cachedCount(tokenizer: Tokenizer, text: string): number {
+  if (text.length > CACHED_TEXT_CHARS) return tokenizer.count(text);
+  let cache = counts.get(tokenizer);
+  if (!cache) {
+    cache = new Map();
+    counts.set(tokenizer, cache);
+  }
+  const known = cache.get(text);
+  if (known !== undefined) return known;
+  const count = tokenizer.count(text);
+  // A simple bound: when full, start over (the next turn re-counts only what it uses).
+  if (cache.size >= CACHE_ENTRIES) cache.clear();
+  cache.set(text, count);
+  return count;
+}
+
+/**
+ * The stage budget for a pipeline model: its tokenizer (the kernel's Chinese-aware estimate when
+ * it has none), its window minus the answer's reserve.
+ * @param model - the pipeline model (undefined: the defaults with the estimate)
+ * @param settings - the plugin's `stagePrompt` settings
+ * @returns the budget every stage prompt of the turn is fitted to (never throws)
+ */
+export function stagePromptBudget(model?: Pick<ChatModel, 'tokenizer' | 'capabilities'>, settings: StagePromptSettings = {}): StagePromptBudget {
+  const tokenizer = model?.tokenizer ?? estimateTokenizer;
+  const window = settings.contextTokens ?? validWindow(model?.capabilities?.contextTokens) ?? DEFAULT_STAGE_PROMPT.contextTokens;
+  const response = Math.min(settings.responseTokens ?? DEFAULT_STAGE_PROMPT.responseTokens, Math.floor(window / 2));
+  const promptTokens = window - response;
+  const count = (text: string) => cachedCount(tokenizer, text);
+  return {
+    promptTokens,
+    // Never more than a third of the prompt each, so the other blocks keep room.
+    historyTokens: Math.min(settings.historyTokens ?? DEFAULT_STAGE_PROMPT.historyTokens, Math.floor(promptTokens / 3)),
+    knowledgeTokens: Math.min(settings.knowledgeTokens ?? DEFAULT_STAGE_PROMPT.knowledgeTokens, Math.floor(promptTokens / 3)),
+    tokenizer: tokenizer.id,
+    count,
+    countMessages: (messages) => {
+      let total = REPLY_PRIMING_TOKENS;
+      for (const message of messages) total += count(message.content) + MESSAGE_FRAMING_TOKENS;
+      return total;
+    },
+  };
+}
+
+function validWindow(tokens: number | undefined): number | undefined {
+  return tokens !== undefined && Number.isInteger(tokens) && tokens >= 256 ? tokens : undefined;
+}
+
+let defaultBudget: StagePromptBudget | undefined;
+
+/** The budget with every default and the kernel's estimate tokenizer (for message builders called on their own). */
+export function defaultStagePromptBudget(): StagePromptBudget {
+  defaultBudget ??= stagePromptBudget();
+  return defaultBudget;
+}
