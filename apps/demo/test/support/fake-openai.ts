@@ -12,8 +12,17 @@ export interface FakeOpenAi {
   /** Base URL including `/v1`. */
   readonly baseUrl: string;
   readonly requests: RecordedRequest[];
+  /**
+   * The next streamed answer sends its first piece and then holds the stream open until the
+   * client goes away (a player pressing Stop), so a test can act mid-stream without timing.
+   * @returns resolves once that held stream's client has closed the connection
+   */
+  holdNextStream(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The reply of a fake answer: fixed, or chosen per request (`index` counts from 0). */
+export type FakeReply = string | ((body: RecordedRequest['body'], index: number) => string);
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -25,11 +34,12 @@ async function readBody(req: IncomingMessage): Promise<string> {
  * Starts a fake OpenAI-compatible server on 127.0.0.1 (port 0): `POST /v1/chat/completions`
  * answers `reply` (streamed as SSE chunks when `stream` is set), `GET /v1/models` lists two
  * models, everything else 404.
- * @param reply - the assistant text of every answer
+ * @param reply - the assistant text of every answer, or a function choosing it per request
  * @returns the running server
  */
-export async function startFakeOpenAi(reply: string): Promise<FakeOpenAi> {
+export async function startFakeOpenAi(reply: FakeReply): Promise<FakeOpenAi> {
   const requests: RecordedRequest[] = [];
+  let held: (() => void) | undefined;
   const server = createServer(async (req, res) => {
     const path = req.url ?? '';
     if (req.method === 'GET' && path === '/v1/models') {
@@ -42,13 +52,22 @@ export async function startFakeOpenAi(reply: string): Promise<FakeOpenAi> {
     }
     const body = JSON.parse(await readBody(req)) as RecordedRequest['body'];
     requests.push({ path, body });
+    const text = typeof reply === 'string' ? reply : reply(body, requests.length - 1);
     const base = { id: `chatcmpl-${requests.length}`, created: 1_700_000_000, model: body.model ?? 'fake' };
     if (body.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = (delta: object, finish: string | null) =>
         res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
       chunk({ role: 'assistant', content: '' }, null);
-      for (const piece of reply.match(/.{1,4}/gsu) ?? []) chunk({ content: piece }, null);
+      const pieces = text.match(/.{1,4}/gsu) ?? [];
+      const release = held;
+      held = undefined;
+      if (release) {
+        chunk({ content: pieces[0] ?? '' }, null);
+        res.on('close', release);
+        return;
+      }
+      for (const piece of pieces) chunk({ content: piece }, null);
       chunk({}, 'stop');
       res.end('data: [DONE]\n\n');
       return;
@@ -58,7 +77,7 @@ export async function startFakeOpenAi(reply: string): Promise<FakeOpenAi> {
       JSON.stringify({
         ...base,
         object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
+        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
         usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
       }),
     );
@@ -68,6 +87,10 @@ export async function startFakeOpenAi(reply: string): Promise<FakeOpenAi> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    holdNextStream: () =>
+      new Promise<void>((resolve) => {
+        held = resolve;
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

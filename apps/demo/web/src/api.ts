@@ -40,13 +40,26 @@ export interface TurnHandlers {
  * Plays one turn: `POST /api/sessions/:id/turns`, read as a server-sent event stream (fetch, since
  * EventSource cannot POST).
  * @returns the final result
- * @throws {ApiFailure} on a 4xx answer or an `error` event
+ * @throws {ApiFailure} on a 4xx answer or an `error` event; the abort reason's error when `signal` aborts
  */
-export async function playTurn(sessionId: string, text: string, handlers: TurnHandlers, signal?: AbortSignal): Promise<TurnResultView> {
-  const response = await fetch(`/api/sessions/${encodeURIComponent(sessionId)}/turns`, {
+export function playTurn(sessionId: string, text: string, handlers: TurnHandlers, signal?: AbortSignal): Promise<TurnResultView> {
+  return streamTurn(`/api/sessions/${encodeURIComponent(sessionId)}/turns`, { text }, handlers, signal);
+}
+
+/**
+ * POSTs to one of the streaming turn routes (a turn, regenerate, continue) and reads its
+ * server-sent events. Aborting `signal` closes the connection, which cancels the run on the
+ * server: nothing is committed.
+ * @param path - the route
+ * @param body - its JSON body
+ * @returns the final result
+ * @throws {ApiFailure} on a 4xx answer or an `error` event; the fetch's AbortError when `signal` aborts
+ */
+export async function streamTurn(path: string, body: unknown, handlers: TurnHandlers, signal?: AbortSignal): Promise<TurnResultView> {
+  const response = await fetch(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ text }),
+    body: JSON.stringify(body),
     ...(signal ? { signal } : {}),
   });
   if (!response.ok || !response.body) {

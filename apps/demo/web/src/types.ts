@@ -72,13 +72,25 @@ export interface StorySummary {
   readonly problem?: string;
 }
 
-/** One exchange of `GET /api/sessions/:id/messages`: the player's input and the reply. */
-export interface ChatExchange {
-  readonly turnId: string;
+/** One committed step of a turn (a swipe): its input and reply as visible now (edits applied). */
+export interface ChatStep {
+  readonly step: number;
+  readonly at: string;
   readonly input: string;
   readonly reply: string;
-  /** The model's reasoning, when it produced any. */
   readonly reasoning?: string;
+  /** True when the player edited this step's input or reply. */
+  readonly edited?: boolean;
+  /** Set on a `continue` step: the step whose reply this one extends. */
+  readonly continuedFrom?: number;
+}
+/**
+ * One exchange of `GET /api/sessions/:id/messages`: the kept step's input and reply (the fields
+ * of {@link ChatStep}) and every committed step of the turn, ordered by step number.
+ */
+export interface ChatExchange extends ChatStep {
+  readonly turnId: string;
+  readonly steps: readonly ChatStep[];
 }
 /** A row of `GET /api/sessions`. */
 export interface SessionSummary {
@@ -103,6 +115,8 @@ export interface PreparedMessage {
 /** The `result` event of the turn stream. */
 export interface TurnResultView {
   readonly turnId: string;
+  /** The committed step (0 for a new turn; one past the highest for a regeneration or continue). */
+  readonly step: number;
   readonly reply: string;
   readonly reasoning?: string;
   readonly prepared: { readonly history: readonly PreparedMessage[] };

@@ -1,9 +1,13 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { ApiFailure, api, playTurn } from '../api.js';
+import { ApiFailure, api, playTurn, type TurnHandlers } from '../api.js';
 import type { ChatView as LibraryChat } from '../library/library-types.js';
-import type { ChatExchange, PreparedMessage } from '../types.js';
+import type { ChatExchange, PreparedMessage, TurnResultView } from '../types.js';
 import { ChatHeader } from './ChatHeader.js';
+import { continueReply, editTurn, loadMessages, regenerateReply, removeTurnsFrom, selectStep } from './chat-controls-api.js';
+import { ExchangeView } from './ExchangeView.js';
 import { GreetingMessage } from './GreetingMessage.js';
+import { type PendingReply, StreamingExchange } from './StreamingExchange.js';
+import './chat-controls.css';
 import { DIRECTOR_TOOLS_UNAVAILABLE, EVENT_NOTES, TOOLS_UNAVAILABLE_NOTICE } from './stage-names.js';
 import { addStage, StageList, type StageRow } from './StageList.js';
 
@@ -20,18 +24,21 @@ interface Props {
   readonly libraryVersion: number;
 }
 
-interface Pending {
-  readonly input: string;
-  readonly reply: string;
-  readonly reasoning?: string;
-}
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-/** The chat: past exchanges, the running turn with streamed stage progress and reply, and the input. */
+/**
+ * The chat: past exchanges with their controls (swipe, regenerate, edit, delete, copy), the running
+ * turn with streamed stage progress and reply, and the input with Send, Continue and Stop.
+ */
 export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offline, libraryVersion }: Props) {
   const [exampleSpeaker, setSpeaker] = useState('');
   const speaker = chat?.character?.displayName ?? exampleSpeaker;
   const [messages, setMessages] = useState<readonly ChatExchange[]>([]);
-  const [pending, setPending] = useState<Pending | null>(null);
+  const [pending, setPending] = useState<PendingReply | null>(null);
+  // A swipe, edit or delete on its way to the server: the other controls wait for it.
+  const [controlBusy, setControlBusy] = useState(false);
+  const [stopped, setStopped] = useState(false);
+  const running = useRef<AbortController | null>(null);
   const [stages, setStages] = useState<readonly StageRow[]>([]);
   const [notes, setNotes] = useState<readonly string[]>([]);
   // Shown once per chat and kept (not reset per turn): the player needs to see it, not every turn.
@@ -57,13 +64,13 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     setToolsNotice(null);
     setPrepared(null);
     setError(null);
-    api<{ messages: ChatExchange[] }>('GET', `/api/sessions/${sessionId}/messages`).then(
-      (r) => setMessages(r.messages),
-      (e: unknown) => {
-        setMessages([]);
-        if (!(e instanceof ApiFailure && e.status === 404)) setError(String((e as Error).message));
-      },
-    );
+    setStopped(false);
+    loadMessages(sessionId).then(setMessages, (e: unknown) => {
+      setMessages([]);
+      if (!(e instanceof ApiFailure && e.status === 404)) setError(message(e));
+    });
+    // Leaving the session stops its running reply (closing the stream cancels it on the server).
+    return () => running.current?.abort();
   }, [sessionId]);
 
   // Scroll whenever new content arrives. Braces matter: newer browsers return a Promise from
@@ -73,36 +80,118 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     endRef.current?.scrollIntoView({ block: 'end' });
   }, [messages, pending, stages]);
 
-  const send = async (event: FormEvent) => {
-    event.preventDefault();
-    const input = text.trim();
-    if (!input || pending) return;
-    setText('');
+  const handlers: TurnHandlers = {
+    onStage: (progress) => setStages((rows) => addStage(rows, progress)),
+    onProgress: (type) => {
+      if (type === DIRECTOR_TOOLS_UNAVAILABLE) setToolsNotice((shown) => shown ?? TOOLS_UNAVAILABLE_NOTICE);
+      const note = EVENT_NOTES[type];
+      if (note) setNotes((list) => [...list, note]);
+    },
+    onDelta: (delta) => setPending((p) => (p ? { ...p, reply: p.reply + delta } : p)),
+    onReasoning: (delta) => setPending((p) => (p ? { ...p, reasoning: (p.reasoning ?? '') + delta } : p)),
+  };
+
+  /** Re-reads the chat from the server: after any change it shows exactly what the actor will see. */
+  const reload = async () => {
+    setMessages(await loadMessages(sessionId));
+  };
+
+  /**
+   * Streams one run (a turn, regenerate or continue) shown as `start` while it runs. Stop aborts
+   * it: the connection closes, the server cancels the run and nothing is committed.
+   * `onNotCommitted` runs first thing when it was stopped or failed.
+   */
+  const runStream = async (start: PendingReply, call: (signal: AbortSignal) => Promise<TurnResultView>, onNotCommitted?: () => void): Promise<void> => {
+    const controller = new AbortController();
+    running.current = controller;
     setError(null);
+    setStopped(false);
     setStages([]);
     setNotes([]);
     setPrepared(null);
-    setPending({ input, reply: '' });
+    setPending(start);
     try {
-      const result = await playTurn(sessionId, input, {
-        onStage: (progress) => setStages((rows) => addStage(rows, progress)),
-        onProgress: (type) => {
-          if (type === DIRECTOR_TOOLS_UNAVAILABLE) setToolsNotice((shown) => shown ?? TOOLS_UNAVAILABLE_NOTICE);
-          const note = EVENT_NOTES[type];
-          if (note) setNotes((list) => [...list, note]);
-        },
-        onDelta: (delta) => setPending((p) => (p ? { ...p, reply: p.reply + delta } : p)),
-        onReasoning: (delta) => setPending((p) => (p ? { ...p, reasoning: (p.reasoning ?? '') + delta } : p)),
-      });
-      setMessages((list) => [...list, { turnId: result.turnId, input, reply: result.reply, ...(result.reasoning ? { reasoning: result.reasoning } : {}) }]);
+      const result = await call(controller.signal);
       setPrepared(result.prepared.history);
+      await reload().catch((e: unknown) => setError(message(e)));
       onTurn();
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-      setText(input); // nothing was lost: the player can send it again
+      onNotCommitted?.();
+      if (controller.signal.aborted) {
+        setStopped(true);
+        await reload().catch(() => {});
+        return;
+      }
+      setError(message(e));
     } finally {
+      if (running.current === controller) running.current = null;
       setPending(null);
     }
+  };
+
+  const busy = pending !== null || controlBusy;
+
+  const send = async (event: FormEvent) => {
+    event.preventDefault();
+    const input = text.trim();
+    if (!input || busy) return;
+    setText('');
+    await runStream(
+      { kind: 'turn', turnId: null, input, reply: '' },
+      (signal) => playTurn(sessionId, input, handlers, signal),
+      // Stopped or failed: nothing was committed, so the line goes back to the box (before anything typed meanwhile).
+      () => setText((now) => (now.trim() === '' ? input : `${input}\n${now}`)),
+    );
+  };
+
+  const regenerate = (exchange: ChatExchange) => {
+    if (busy) return;
+    void runStream({ kind: 'regenerate', turnId: exchange.turnId, input: exchange.input, reply: '' }, (signal) => regenerateReply(sessionId, exchange.turnId, handlers, signal));
+  };
+
+  const continueLast = () => {
+    const last = messages.at(-1);
+    if (!last || busy) return;
+    void runStream({ kind: 'continue', turnId: last.turnId, input: last.input, reply: last.reply }, (signal) => continueReply(sessionId, handlers, signal));
+  };
+
+  /** Runs a swipe, edit or delete; resolves false (with the error shown) when the server refused it. */
+  const control = async (change: () => Promise<void>): Promise<boolean> => {
+    setControlBusy(true);
+    setError(null);
+    setStopped(false);
+    try {
+      await change();
+      onTurn();
+      return true;
+    } catch (e) {
+      setError(message(e));
+      await reload().catch(() => {});
+      return false;
+    } finally {
+      setControlBusy(false);
+    }
+  };
+
+  const replaceTurn = (turn: ChatExchange) => setMessages((list) => list.map((m) => (m.turnId === turn.turnId ? turn : m)));
+
+  const swipeStep = (exchange: ChatExchange, step: number) => {
+    if (busy || step === exchange.step) return;
+    void control(async () => replaceTurn(await selectStep(sessionId, exchange.turnId, step)));
+  };
+
+  const edit = (exchange: ChatExchange, change: { readonly input?: string; readonly reply?: string }) =>
+    control(async () => replaceTurn(await editTurn(sessionId, exchange.turnId, { step: exchange.step, ...change })));
+
+  const remove = (exchange: ChatExchange, fromReply: boolean) => {
+    if (busy) return;
+    void control(async () => {
+      await removeTurnsFrom(sessionId, exchange.turnId);
+      setPrepared(null);
+      await reload();
+      // Deleting from a reply keeps the player's line: it goes back to the box, unless a draft is there.
+      if (fromReply) setText((now) => (now.trim() === '' ? exchange.input : now));
+    });
   };
 
   const swipe = async (greetingIndex: number) => {
@@ -139,10 +228,25 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
       <div className="messages" data-testid="messages">
         {chat && <GreetingMessage speaker={speaker} greetings={chat.greetings} index={chat.greetingIndex} onSwipe={(index) => void swipe(index)} />}
         {messages.length === 0 && !pending && !chat && <p className="empty muted">和 {speaker} 说点什么吧。Say something to {speaker}.</p>}
-        {messages.map((m) => (
-          <Exchange key={m.turnId} input={m.input} reply={m.reply} reasoning={m.reasoning} speaker={speaker} />
-        ))}
-        {pending && <Exchange input={pending.input} reply={pending.reply} reasoning={pending.reasoning} speaker={speaker} streaming />}
+        {messages.map((m, index) =>
+          pending && pending.turnId === m.turnId ? (
+            <StreamingExchange key={m.turnId} pending={pending} speaker={speaker} />
+          ) : (
+            <ExchangeView
+              key={m.turnId}
+              exchange={m}
+              speaker={speaker}
+              isLast={index === messages.length - 1}
+              fromHereOn={messages.length - index}
+              busy={busy}
+              onSwipe={(step) => swipeStep(m, step)}
+              onRegenerate={() => regenerate(m)}
+              onEdit={(change) => edit(m, change)}
+              onDelete={(fromReply) => remove(m, fromReply)}
+            />
+          ),
+        )}
+        {pending && pending.turnId === null && <StreamingExchange pending={pending} speaker={speaker} />}
         <StageList rows={stages} notes={notes} />
         {prepared && (
           <details className="prepared" data-testid="prepared">
@@ -163,9 +267,15 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
           {error}
         </p>
       )}
+      {stopped && (
+        <p className="muted small" role="status" data-testid="chat-stopped">
+          已停止：这次回复没有保存。Stopped: nothing from this reply was saved.
+        </p>
+      )}
       <form className="composer" onSubmit={send}>
         <textarea
           data-testid="chat-input"
+          aria-label="你的话 Your line (Enter sends, Shift+Enter adds a line)"
           value={text}
           placeholder="输入你的话……（Enter 发送，Shift+Enter 换行）"
           onChange={(e) => setText(e.target.value)}
@@ -177,33 +287,21 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
           }}
           rows={3}
         />
-        <button type="submit" data-testid="chat-send" disabled={pending !== null || text.trim() === ''}>
-          {pending ? '进行中…' : '发送 Send'}
-        </button>
+        <div className="composer-buttons">
+          <button type="submit" data-testid="chat-send" title="发送 Send (Enter)" disabled={busy || text.trim() === ''}>
+            {pending ? '进行中…' : '发送 Send'}
+          </button>
+          {pending ? (
+            <button type="button" className="danger" data-testid="chat-stop" title="停止 Stop: nothing of this reply is saved" onClick={() => running.current?.abort()}>
+              ■ 停止 Stop
+            </button>
+          ) : (
+            <button type="button" className="secondary" data-testid="chat-continue" title="继续 Continue the last reply" disabled={busy || messages.length === 0} onClick={continueLast}>
+              继续 Continue
+            </button>
+          )}
+        </div>
       </form>
     </section>
-  );
-}
-
-// One exchange: the player's line and the reply. Per-message controls (regenerate, edit, …) go in
-// here, keyed by the turn.
-// A reasoning model's thinking sits above the reply, collapsed (as SillyTavern shows it).
-function Exchange({ input, reply, reasoning, speaker, streaming = false }: { input: string; reply: string; reasoning?: string | undefined; speaker: string; streaming?: boolean }) {
-  return (
-    <>
-      <div className="bubble user" data-testid="user-line">
-        {input}
-      </div>
-      <div className={`bubble assistant${streaming ? ' streaming' : ''}`} data-testid={streaming ? 'reply-streaming' : 'reply'}>
-        <span className="speaker">{speaker}</span>
-        {reasoning && (
-          <details className="reasoning" data-testid="reasoning">
-            <summary>思考过程 Reasoning</summary>
-            <pre>{reasoning}</pre>
-          </details>
-        )}
-        {reply || (streaming ? '…' : '')}
-      </div>
-    </>
   );
 }

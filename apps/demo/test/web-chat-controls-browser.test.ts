@@ -1,0 +1,240 @@
+import { existsSync } from 'node:fs';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
+import { type FakeOpenAi, type RecordedRequest, startFakeOpenAi } from './support/fake-openai.js';
+import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+
+const skipBrowser = process.env.TROUPE_SKIP_BROWSER_TESTS === '1';
+const SESSION = 'controls-browser';
+const POLL = { timeout: 30_000 };
+
+/** Every answer of the model server differs (`回复N`), so the tests can tell the steps apart. */
+const numberedReply = (_body: RecordedRequest['body'], index: number) => `回复${index + 1}：莉娅点亮了灯笼。`;
+
+interface LoggedEvent {
+  readonly type: string;
+  readonly turnId: string;
+  readonly step: number;
+  readonly data: { readonly input?: string; readonly reply?: string };
+}
+
+interface Message {
+  readonly turnId: string;
+  readonly step: number;
+  readonly input: string;
+  readonly reply: string;
+  readonly edited?: boolean;
+  readonly continuedFrom?: number;
+  readonly steps: readonly { step: number }[];
+}
+
+describe.runIf(!skipBrowser && existsSync(CHROMIUM))('chat controls in headless Chromium', () => {
+  let fx: WebFixture;
+  let fake: FakeOpenAi;
+  let browser: BrowserFixture;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    fx = await startWebFixture();
+    fake = await startFakeOpenAi(numberedReply);
+    const saved = await fetch(`${fx.server.url}/api/settings/model`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ baseUrl: fake.baseUrl, model: 'fake-rp' }),
+    });
+    expect(saved.status).toBe(200);
+    browser = await launchBrowser();
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fx.server.url });
+    browser.context.on('weberror', (error) => pageErrors.push(error.error().message));
+    page = await browser.context.newPage();
+    await page.goto(`${fx.server.url}/#session=${SESSION}`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await fx?.close();
+    await fake?.close();
+  });
+
+  afterEach(() => {
+    expect(pageErrors.splice(0)).toEqual([]);
+  });
+
+  const events = async (): Promise<LoggedEvent[]> => (await fx.demo.storage.sessions.read(SESSION)) as unknown as LoggedEvent[];
+  const messages = async (): Promise<Message[]> => ((await (await fetch(`${fx.server.url}/api/sessions/${SESSION}/messages`)).json()) as { messages: Message[] }).messages;
+  const lastReplyRow = (): Locator => page.getByTestId('reply-row').last();
+  const bodyOf = async (row: Locator): Promise<string> => (await row.locator('.message-body').textContent()) ?? '';
+  /** The model request of the actor for the turn whose player line is `line`. */
+  const actorRequestFor = (line: string): string => {
+    const request = fake.requests.filter((r) => JSON.stringify(r.body.messages?.at(-1) ?? '').includes(line)).at(-1);
+    expect(request, `no actor request ends with "${line}"`).toBeDefined();
+    return JSON.stringify(request?.body.messages);
+  };
+  /** Types a line and sends it with Enter, waiting for the reply count to grow. */
+  const sendWithEnter = async (line: string): Promise<void> => {
+    const before = await page.getByTestId('reply').count();
+    await page.getByTestId('chat-input').fill(line);
+    await page.getByTestId('chat-input').press('Enter');
+    await expect.poll(() => page.getByTestId('reply').count(), POLL).toBe(before + 1);
+  };
+
+  it('regenerates twice, swipes back to the first reply, and the next turn’s actor sees the kept reply', async () => {
+    await sendWithEnter('第一句。');
+    const first = await bodyOf(lastReplyRow());
+    expect(first).toMatch(/^回复\d+：/);
+
+    await lastReplyRow().getByTestId('reply-regenerate').click();
+    await expect.poll(() => lastReplyRow().getByTestId('step-position').textContent(), POLL).toBe('2 / 2');
+    const second = await bodyOf(lastReplyRow());
+    await lastReplyRow().getByTestId('reply-regenerate').click();
+    await expect.poll(() => lastReplyRow().getByTestId('step-position').textContent(), POLL).toBe('3 / 3');
+    const third = await bodyOf(lastReplyRow());
+    expect(new Set([first, second, third]).size).toBe(3);
+
+    await lastReplyRow().getByTestId('step-prev').click();
+    await expect.poll(() => lastReplyRow().getByTestId('step-position').textContent(), POLL).toBe('2 / 3');
+    await lastReplyRow().getByTestId('step-prev').click();
+    await expect.poll(() => lastReplyRow().getByTestId('step-position').textContent(), POLL).toBe('1 / 3');
+    expect(await bodyOf(lastReplyRow())).toBe(first);
+    expect(await lastReplyRow().getByTestId('step-prev').isDisabled()).toBe(true);
+    const [turn] = await messages();
+    expect({ step: turn?.step, reply: turn?.reply, steps: turn?.steps.length }).toEqual({ step: 0, reply: first, steps: 3 });
+    expect((await events()).filter((e) => e.type === 'kernel/step-selected').map((e) => e.step)).toEqual([1, 0]);
+
+    await sendWithEnter('第二句。');
+    const history = actorRequestFor('第二句。');
+    expect(history).toContain(first);
+    expect(history).not.toContain(second);
+    expect(history).not.toContain(third);
+  });
+
+  it('edits a reply and the player’s line (Cancel keeps it), and the next actor reads the edits', async () => {
+    const row = lastReplyRow();
+    const original = await bodyOf(row);
+    await row.getByTestId('msg-edit').click();
+    await row.getByTestId('msg-edit-text').fill('不会保存的文字');
+    await row.getByTestId('msg-edit-cancel').click();
+    expect(await bodyOf(row)).toBe(original);
+
+    await row.getByTestId('msg-edit').click();
+    await row.getByTestId('msg-edit-text').fill('莉娅把灯递给你。');
+    await row.getByTestId('msg-edit-save').click();
+    await expect.poll(() => bodyOf(row), POLL).toBe('莉娅把灯递给你。');
+    await row.getByTestId('msg-edited').waitFor();
+
+    const line = page.getByTestId('user-line-row').last();
+    await line.getByTestId('msg-edit').click();
+    await line.getByTestId('msg-edit-text').fill('第二句（改）。');
+    await line.getByTestId('msg-edit-save').click();
+    await expect.poll(() => bodyOf(line), POLL).toBe('第二句（改）。');
+
+    const last = (await messages()).at(-1);
+    expect({ input: last?.input, reply: last?.reply, edited: last?.edited }).toEqual({ input: '第二句（改）。', reply: '莉娅把灯递给你。', edited: true });
+    const log = await events();
+    expect(log.filter((e) => e.type === 'kernel/turn-edited')).toHaveLength(2);
+    // The original stays in the log: an edit never destroys what was committed.
+    expect(log.some((e) => e.type === 'kernel/turn-committed' && e.data.reply === original)).toBe(true);
+
+    await sendWithEnter('第三句。');
+    const history = actorRequestFor('第三句。');
+    expect(history).toContain('莉娅把灯递给你。');
+    expect(history).toContain('第二句（改）。');
+    expect(history).not.toContain(original);
+  });
+
+  it('deletes the last two messages after a confirmation (Cancel deletes nothing)', async () => {
+    expect(await page.getByTestId('user-line').count()).toBe(3);
+    const line = page.getByTestId('user-line-row').last();
+    await line.getByTestId('msg-delete').click();
+    expect(await line.getByTestId('delete-confirm').textContent()).toContain('2');
+    await line.getByTestId('msg-delete-cancel').click();
+    expect(await page.getByTestId('delete-confirm').count()).toBe(0);
+    expect((await messages()).length).toBe(3);
+
+    await line.getByTestId('msg-delete').click();
+    await line.getByTestId('msg-delete-confirm').click();
+    await expect.poll(() => page.getByTestId('reply').count(), POLL).toBe(2);
+    expect(await page.getByTestId('user-line').count()).toBe(2);
+    expect((await messages()).map((m) => m.input)).toEqual(['第一句。', '第二句（改）。']);
+    expect((await events()).filter((e) => e.type === 'kernel/turns-removed')).toHaveLength(1);
+  });
+
+  it('continues the last reply: the continuation is appended as a new step', async () => {
+    const before = await bodyOf(lastReplyRow());
+    await page.getByTestId('chat-continue').click();
+    // The committed continuation is a second step of the turn: ‹ 2 / 2 › once it is in.
+    await expect.poll(() => lastReplyRow().getByTestId('step-position').textContent(), POLL).toBe('2 / 2');
+    const after = await bodyOf(lastReplyRow());
+    expect(after.startsWith(before)).toBe(true);
+    expect(after).toMatch(/回复\d+：莉娅点亮了灯笼。$/);
+    const last = (await messages()).at(-1);
+    expect({ reply: last?.reply, step: last?.step, continuedFrom: last?.continuedFrom }).toEqual({ reply: after, step: 1, continuedFrom: 0 });
+  });
+
+  it('stops a reply mid-stream: nothing is committed and the line goes back to the input box', async () => {
+    const committedBefore = (await events()).filter((e) => e.type === 'kernel/turn-committed').length;
+    const upstreamClosed = fake.holdNextStream();
+    await page.getByTestId('chat-input').fill('停下来。');
+    await page.getByTestId('chat-input').press('Enter');
+    const streaming = page.getByTestId('reply-streaming');
+    // The model server sent its first piece and holds the rest: the reply is mid-stream.
+    await expect.poll(async () => (await streaming.locator('.message-body').textContent()) ?? '', POLL).toMatch(/^回复/);
+    expect(await page.getByTestId('chat-input').inputValue()).toBe('');
+
+    await page.getByTestId('chat-stop').click();
+    await upstreamClosed; // the server cancelled the model call
+    await page.getByTestId('chat-stopped').waitFor();
+    expect(await page.getByTestId('chat-input').inputValue()).toBe('停下来。');
+    expect(await page.getByTestId('reply-streaming').count()).toBe(0);
+    expect(await page.getByTestId('reply').count()).toBe(2);
+
+    // Send the restored line: turns of a session run one at a time, so once this one is shown the
+    // stopped one has ended — and the log holds one commit of the line, the resent one.
+    await page.getByTestId('chat-input').press('Enter');
+    await expect.poll(() => page.getByTestId('reply').count(), POLL).toBe(3);
+    const committed = (await events()).filter((e) => e.type === 'kernel/turn-committed');
+    expect(committed.length).toBe(committedBefore + 1);
+    expect(committed.filter((e) => e.data.input === '停下来。')).toHaveLength(1);
+    expect((await messages()).map((m) => m.input)).toEqual(['第一句。', '第二句（改）。', '停下来。']);
+  });
+
+  it('copies a message, keeps Shift+Enter as a new line, labels every button and shows keyboard focus', async () => {
+    const reply = await bodyOf(lastReplyRow());
+    await lastReplyRow().getByTestId('msg-copy').click();
+    await expect.poll(() => lastReplyRow().getByTestId('msg-copied').textContent(), POLL).toContain('已复制');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(reply);
+
+    const input = page.getByTestId('chat-input');
+    await input.fill('');
+    await input.press('a');
+    await input.press('Shift+Enter');
+    await input.press('b');
+    expect(await input.inputValue()).toBe('a\nb');
+    expect(await page.getByTestId('reply').count()).toBe(3);
+    await input.fill('');
+
+    // Every button of the chat has a name; glyph-only ones (‹ › ↻ ✎ …) carry an aria-label.
+    const unnamed = await page.locator('.chat button').evaluateAll((buttons) =>
+      buttons
+        .filter((b) => {
+          const text = (b.textContent ?? '').trim();
+          const label = b.getAttribute('aria-label') ?? '';
+          return !/\p{L}/u.test(text) && label.trim() === '';
+        })
+        .map((b) => b.outerHTML),
+    );
+    expect(unnamed).toEqual([]);
+    expect(await page.locator('.chat button.tool').count()).toBeGreaterThan(10);
+
+    await input.focus();
+    await page.keyboard.press('Tab'); // Send is disabled (empty input): focus goes to Continue
+    const focused = await page.evaluate(() => {
+      const element = document.activeElement as HTMLElement;
+      const style = getComputedStyle(element);
+      return { testId: element.dataset.testid, outline: style.outlineStyle, width: style.outlineWidth };
+    });
+    expect(focused).toEqual({ testId: 'chat-continue', outline: 'solid', width: '2px' });
+  });
+});

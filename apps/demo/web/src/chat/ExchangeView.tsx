@@ -1,0 +1,77 @@
+import type { ChatExchange } from '../types.js';
+import { MessageRow } from './MessageRow.js';
+import { SwipeControls } from './SwipeControls.js';
+
+interface Props {
+  readonly exchange: ChatExchange;
+  readonly speaker: string;
+  /** The chat's last exchange: its reply can be regenerated (and › on its last step does that). */
+  readonly isLast: boolean;
+  /** How many exchanges there are from this one to the end (for the delete confirmation). */
+  readonly fromHereOn: number;
+  readonly busy: boolean;
+  readonly onSwipe: (step: number) => void;
+  readonly onRegenerate: () => void;
+  readonly onEdit: (edit: { readonly input?: string; readonly reply?: string }) => Promise<boolean>;
+  /** Deletes this exchange and every later one; `fromReply`: the player's line goes back to the input box. */
+  readonly onDelete: (fromReply: boolean) => void;
+}
+
+/**
+ * One committed exchange: the player's line and the kept reply, each with its tools; the reply
+ * also has its swipes (‹ n / m ›) and, when it is the last one, regenerate. A turn is one line and
+ * one reply, so deleting either removes the turn — deleting from the reply gives the player's
+ * line back to the input box, so nothing they wrote is lost.
+ */
+export function ExchangeView({ exchange, speaker, isLast, fromHereOn, busy, onSwipe, onRegenerate, onEdit, onDelete }: Props) {
+  const position = Math.max(0, exchange.steps.findIndex((candidate) => candidate.step === exchange.step));
+  const later = fromHereOn * 2;
+  const showSwipes = exchange.steps.length > 1 || isLast;
+  return (
+    <div className="exchange" data-testid="exchange" data-turn-id={exchange.turnId}>
+      <MessageRow
+        side="user"
+        testId="user-line"
+        text={exchange.input}
+        busy={busy}
+        what="your line"
+        deleteQuestion={`删除这句话及之后的全部 ${later} 条消息？ Delete this line and everything after it (${later} messages)?`}
+        onSave={(input) => onEdit({ input })}
+        onDelete={() => onDelete(false)}
+      />
+      <MessageRow
+        side="assistant"
+        testId="reply"
+        text={exchange.reply}
+        speaker={speaker}
+        reasoning={exchange.reasoning}
+        // "edited" belongs to the step (its line, its reply or both): shown once, with the reply.
+        edited={exchange.edited}
+        busy={busy}
+        what="the reply"
+        deleteQuestion={`删除这条回复及之后的全部消息（共 ${later - 1} 条；你的这句话会放回输入框）？ Delete this reply and everything after it (${later - 1} messages; your line goes back to the input box)?`}
+        onSave={(reply) => onEdit({ reply })}
+        onDelete={() => onDelete(true)}
+        tools={
+          <>
+            {showSwipes && (
+              <SwipeControls
+                position={position}
+                total={exchange.steps.length}
+                disabled={busy}
+                onPrevious={() => onSwipe(exchange.steps[position - 1]?.step ?? exchange.step)}
+                onNext={() => onSwipe(exchange.steps[position + 1]?.step ?? exchange.step)}
+                onGenerate={isLast ? onRegenerate : undefined}
+              />
+            )}
+            {isLast && (
+              <button type="button" className="tool" data-testid="reply-regenerate" aria-label="重新生成 Regenerate the reply" title="重新生成 Regenerate the reply" disabled={busy} onClick={onRegenerate}>
+                ↻
+              </button>
+            )}
+          </>
+        }
+      />
+    </div>
+  );
+}
