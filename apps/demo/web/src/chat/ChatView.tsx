@@ -39,6 +39,9 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
   const [controlBusy, setControlBusy] = useState(false);
   const [stopped, setStopped] = useState(false);
   const running = useRef<AbortController | null>(null);
+  // The session on screen: a run or control that finishes after the player switched away must not
+  // write the old session's chat (or their line) into the new one.
+  const shownSession = useRef(sessionId);
   const [stages, setStages] = useState<readonly StageRow[]>([]);
   const [notes, setNotes] = useState<readonly string[]>([]);
   // Shown once per chat and kept (not reset per turn): the player needs to see it, not every turn.
@@ -65,12 +68,17 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     setPrepared(null);
     setError(null);
     setStopped(false);
+    shownSession.current = sessionId;
     loadMessages(sessionId).then(setMessages, (e: unknown) => {
       setMessages([]);
       if (!(e instanceof ApiFailure && e.status === 404)) setError(message(e));
     });
     // Leaving the session stops its running reply (closing the stream cancels it on the server).
-    return () => running.current?.abort();
+    return () => {
+      running.current?.abort();
+      running.current = null;
+      setPending(null);
+    };
   }, [sessionId]);
 
   // Scroll whenever new content arrives. Braces matter: newer browsers return a Promise from
@@ -93,7 +101,8 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
 
   /** Re-reads the chat from the server: after any change it shows exactly what the actor will see. */
   const reload = async () => {
-    setMessages(await loadMessages(sessionId));
+    const list = await loadMessages(sessionId);
+    if (shownSession.current === sessionId) setMessages(list);
   };
 
   /**
@@ -110,22 +119,26 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     setNotes([]);
     setPrepared(null);
     setPending(start);
+    // Only the run still on screen may change it (see the session effect).
+    const onScreen = () => running.current === controller;
     try {
       const result = await call(controller.signal);
-      setPrepared(result.prepared.history);
       await reload().catch((e: unknown) => setError(message(e)));
+      if (!onScreen()) return;
+      // One render swaps the streaming reply for the committed one.
+      setPrepared(result.prepared.history);
+      setPending(null);
       onTurn();
     } catch (e) {
-      onNotCommitted?.();
-      if (controller.signal.aborted) {
-        setStopped(true);
-        await reload().catch(() => {});
-        return;
-      }
-      setError(message(e));
-    } finally {
-      if (running.current === controller) running.current = null;
+      if (!onScreen()) return;
+      // One render: the streaming reply goes, the line is back and the reason is shown.
       setPending(null);
+      onNotCommitted?.();
+      if (controller.signal.aborted) setStopped(true);
+      else setError(message(e));
+      await reload().catch(() => {});
+    } finally {
+      if (onScreen()) running.current = null;
     }
   };
 
