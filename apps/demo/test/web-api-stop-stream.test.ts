@@ -34,12 +34,13 @@ async function stopMidStream(path: string, body: unknown): Promise<void> {
   const controller = new AbortController();
   const response = await fetch(`${fx.server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: controller.signal });
   expect(response.status).toBe(200);
-  const reader = (response.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
   let seen = '';
   while (!seen.includes('event: delta')) {
     const { done, value } = await reader.read();
     if (done) throw new Error(`the stream ended before a delta: ${seen}`);
-    seen += value;
+    seen += decoder.decode(value, { stream: true });
   }
   controller.abort();
   await upstreamClosed;
