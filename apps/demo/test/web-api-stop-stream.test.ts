@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, freshId, playTurn } from './support/api-client.js';
 import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { pointAtModelServer, startWebFixture, type WebFixture } from './support/web-fixture.js';
 
 let fx: WebFixture;
 let fake: FakeOpenAi;
@@ -10,7 +10,7 @@ const api = apiClient(() => fx.server.url);
 beforeAll(async () => {
   fx = await startWebFixture();
   fake = await startFakeOpenAi((_body, index) => `回复${index + 1}：灯亮了。`);
-  expect((await api('PUT', '/api/settings/model', { baseUrl: fake.baseUrl, model: 'fake-rp' })).status).toBe(200);
+  await pointAtModelServer(fx, fake.baseUrl);
 });
 afterAll(async () => {
   await fx?.close();

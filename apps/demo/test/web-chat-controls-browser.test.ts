@@ -3,7 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
 import { type FakeOpenAi, type RecordedRequest, startFakeOpenAi } from './support/fake-openai.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { pointAtModelServer, startWebFixture, type WebFixture } from './support/web-fixture.js';
 
 const skipBrowser = process.env.TROUPE_SKIP_BROWSER_TESTS === '1';
 const SESSION = 'controls-browser';
@@ -39,12 +39,7 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('chat controls in headless 
   beforeAll(async () => {
     fx = await startWebFixture();
     fake = await startFakeOpenAi(numberedReply);
-    const saved = await fetch(`${fx.server.url}/api/settings/model`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ baseUrl: fake.baseUrl, model: 'fake-rp' }),
-    });
-    expect(saved.status).toBe(200);
+    await pointAtModelServer(fx, fake.baseUrl);
     browser = await launchBrowser();
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fx.server.url });
     browser.context.on('weberror', (error) => pageErrors.push(error.error().message));
@@ -198,6 +193,17 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('chat controls in headless 
     expect(committed.length).toBe(committedBefore + 1);
     expect(committed.filter((e) => e.data.input === '停下来。')).toHaveLength(1);
     expect((await messages()).map((m) => m.input)).toEqual(['第一句。', '第二句（改）。', '停下来。']);
+
+    // Stopping a regeneration keeps the reply that was there, with no new step.
+    const kept = await bodyOf(lastReplyRow());
+    const regenerationClosed = fake.holdNextStream();
+    await lastReplyRow().getByTestId('reply-regenerate').click();
+    await expect.poll(async () => (await streaming.locator('.message-body').textContent()) ?? '', POLL).toMatch(/^回复/);
+    await page.getByTestId('chat-stop').click();
+    await regenerationClosed;
+    await page.getByTestId('chat-stopped').waitFor();
+    expect(await bodyOf(lastReplyRow())).toBe(kept);
+    expect(await lastReplyRow().getByTestId('step-position').textContent()).toBe('1 / 1');
   });
 
   it('copies a message, keeps Shift+Enter as a new line, labels every button and shows keyboard focus', async () => {

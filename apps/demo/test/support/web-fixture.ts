@@ -74,3 +74,15 @@ export async function eventually<T>(check: () => Promise<T | undefined>, what: s
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+/**
+ * Points a running demo at a model server (`PUT /api/settings/model`), as a player does under
+ * “模型 Model”; later turns are answered by it.
+ * @param fx - the fixture
+ * @param baseUrl - the server's base URL including `/v1`
+ * @param model - the model name to ask for
+ */
+export async function pointAtModelServer(fx: WebFixture, baseUrl: string, model = 'fake-rp'): Promise<void> {
+  const saved = await fetch(`${fx.server.url}/api/settings/model`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ baseUrl, model }) });
+  if (saved.status !== 200) throw new Error(`PUT /api/settings/model answered ${saved.status}: ${await saved.text()}`);
+}

@@ -8,8 +8,8 @@ import { ExchangeView } from './ExchangeView.js';
 import { GreetingMessage } from './GreetingMessage.js';
 import { type PendingReply, StreamingExchange } from './StreamingExchange.js';
 import './chat-controls.css';
-import { DIRECTOR_TOOLS_UNAVAILABLE, EVENT_NOTES, TOOLS_UNAVAILABLE_NOTICE } from './stage-names.js';
-import { addStage, StageList, type StageRow } from './StageList.js';
+import { StageList } from './StageList.js';
+import { useReplyStream } from './use-reply-stream.js';
 
 interface Props {
   readonly sessionId: string;
@@ -34,18 +34,13 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
   const [exampleSpeaker, setSpeaker] = useState('');
   const speaker = chat?.character?.displayName ?? exampleSpeaker;
   const [messages, setMessages] = useState<readonly ChatExchange[]>([]);
-  const [pending, setPending] = useState<PendingReply | null>(null);
+  const stream = useReplyStream(sessionId);
+  const { pending } = stream;
   // A swipe, edit or delete on its way to the server: the other controls wait for it.
   const [controlBusy, setControlBusy] = useState(false);
-  const [stopped, setStopped] = useState(false);
-  const running = useRef<AbortController | null>(null);
-  // The session on screen: a run or control that finishes after the player switched away must not
-  // write the old session's chat (or their line) into the new one.
+  // The session on screen: a control that finishes after the player switched away must not
+  // write the old session's chat into the new one.
   const shownSession = useRef(sessionId);
-  const [stages, setStages] = useState<readonly StageRow[]>([]);
-  const [notes, setNotes] = useState<readonly string[]>([]);
-  // Shown once per chat and kept (not reset per turn): the player needs to see it, not every turn.
-  const [toolsNotice, setToolsNotice] = useState<string | null>(null);
   const [prepared, setPrepared] = useState<readonly PreparedMessage[] | null>(null);
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -62,23 +57,13 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
   }, []);
 
   useEffect(() => {
-    setStages([]);
-    setNotes([]);
-    setToolsNotice(null);
     setPrepared(null);
     setError(null);
-    setStopped(false);
     shownSession.current = sessionId;
     loadMessages(sessionId).then(setMessages, (e: unknown) => {
       setMessages([]);
       if (!(e instanceof ApiFailure && e.status === 404)) setError(message(e));
     });
-    // Leaving the session stops its running reply (closing the stream cancels it on the server).
-    return () => {
-      running.current?.abort();
-      running.current = null;
-      setPending(null);
-    };
   }, [sessionId]);
 
   // Scroll whenever new content arrives. Braces matter: newer browsers return a Promise from
@@ -86,18 +71,7 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
   // biome-ignore lint/correctness/useExhaustiveDependencies: messages, pending and stages trigger the scroll
   useEffect(() => {
     endRef.current?.scrollIntoView({ block: 'end' });
-  }, [messages, pending, stages]);
-
-  const handlers: TurnHandlers = {
-    onStage: (progress) => setStages((rows) => addStage(rows, progress)),
-    onProgress: (type) => {
-      if (type === DIRECTOR_TOOLS_UNAVAILABLE) setToolsNotice((shown) => shown ?? TOOLS_UNAVAILABLE_NOTICE);
-      const note = EVENT_NOTES[type];
-      if (note) setNotes((list) => [...list, note]);
-    },
-    onDelta: (delta) => setPending((p) => (p ? { ...p, reply: p.reply + delta } : p)),
-    onReasoning: (delta) => setPending((p) => (p ? { ...p, reasoning: (p.reasoning ?? '') + delta } : p)),
-  };
+  }, [messages, pending, stream.stages]);
 
   /** Re-reads the chat from the server: after any change it shows exactly what the actor will see. */
   const reload = async () => {
@@ -106,40 +80,25 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
   };
 
   /**
-   * Streams one run (a turn, regenerate or continue) shown as `start` while it runs. Stop aborts
-   * it: the connection closes, the server cancels the run and nothing is committed.
-   * `onNotCommitted` runs first thing when it was stopped or failed.
+   * Streams a turn, regenerate or continue. Stop aborts it: the connection closes, the server
+   * cancels the run and nothing is committed; `onNotCommitted` then runs in the same render.
    */
-  const runStream = async (start: PendingReply, call: (signal: AbortSignal) => Promise<TurnResultView>, onNotCommitted?: () => void): Promise<void> => {
-    const controller = new AbortController();
-    running.current = controller;
+  const runStream = (start: PendingReply, call: (handlers: TurnHandlers, signal: AbortSignal) => Promise<TurnResultView>, onNotCommitted?: () => void) => {
     setError(null);
-    setStopped(false);
-    setStages([]);
-    setNotes([]);
     setPrepared(null);
-    setPending(start);
-    // Only the run still on screen may change it (see the session effect).
-    const onScreen = () => running.current === controller;
-    try {
-      const result = await call(controller.signal);
-      await reload().catch((e: unknown) => setError(message(e)));
-      if (!onScreen()) return;
-      // One render swaps the streaming reply for the committed one.
-      setPrepared(result.prepared.history);
-      setPending(null);
-      onTurn();
-    } catch (e) {
-      if (!onScreen()) return;
-      // One render: the streaming reply goes, the line is back and the reason is shown.
-      setPending(null);
-      onNotCommitted?.();
-      if (controller.signal.aborted) setStopped(true);
-      else setError(message(e));
-      await reload().catch(() => {});
-    } finally {
-      if (onScreen()) running.current = null;
-    }
+    return stream.run(start, call, {
+      onCommitted: async (result) => {
+        await reload().catch((e: unknown) => setError(message(e)));
+        if (shownSession.current !== sessionId) return;
+        setPrepared(result.prepared.history);
+        onTurn();
+      },
+      onNotCommitted: (e) => {
+        onNotCommitted?.();
+        if (e !== undefined) setError(message(e));
+        void reload().catch(() => {});
+      },
+    });
   };
 
   const busy = pending !== null || controlBusy;
@@ -151,7 +110,7 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     setText('');
     await runStream(
       { kind: 'turn', turnId: null, input, reply: '' },
-      (signal) => playTurn(sessionId, input, handlers, signal),
+      (handlers, signal) => playTurn(sessionId, input, handlers, signal),
       // Stopped or failed: nothing was committed, so the line goes back to the box (before anything typed meanwhile).
       () => setText((now) => (now.trim() === '' ? input : `${input}\n${now}`)),
     );
@@ -159,20 +118,20 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
 
   const regenerate = (exchange: ChatExchange) => {
     if (busy) return;
-    void runStream({ kind: 'regenerate', turnId: exchange.turnId, input: exchange.input, reply: '' }, (signal) => regenerateReply(sessionId, exchange.turnId, handlers, signal));
+    void runStream({ kind: 'regenerate', turnId: exchange.turnId, input: exchange.input, reply: '' }, (handlers, signal) => regenerateReply(sessionId, exchange.turnId, handlers, signal));
   };
 
   const continueLast = () => {
     const last = messages.at(-1);
     if (!last || busy) return;
-    void runStream({ kind: 'continue', turnId: last.turnId, input: last.input, reply: last.reply }, (signal) => continueReply(sessionId, handlers, signal));
+    void runStream({ kind: 'continue', turnId: last.turnId, input: last.input, reply: last.reply }, (handlers, signal) => continueReply(sessionId, handlers, signal));
   };
 
   /** Runs a swipe, edit or delete; resolves false (with the error shown) when the server refused it. */
   const control = async (change: () => Promise<void>): Promise<boolean> => {
     setControlBusy(true);
     setError(null);
-    setStopped(false);
+    stream.clearStopped();
     try {
       await change();
       onTurn();
@@ -233,9 +192,9 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
           '未启用故事工程（普通角色流程）· No story workspace enabled'
         )}
       </div>
-      {toolsNotice && (
+      {stream.toolsNotice && (
         <p className="error-box" role="status" data-testid="director-notice">
-          {toolsNotice}
+          {stream.toolsNotice}
         </p>
       )}
       <div className="messages" data-testid="messages">
@@ -260,7 +219,7 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
           ),
         )}
         {pending && pending.turnId === null && <StreamingExchange pending={pending} speaker={speaker} />}
-        <StageList rows={stages} notes={notes} />
+        <StageList rows={stream.stages} notes={stream.notes} />
         {prepared && (
           <details className="prepared" data-testid="prepared">
             <summary>演员收到的消息 Prepared messages ({prepared.length})</summary>
@@ -280,7 +239,7 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
           {error}
         </p>
       )}
-      {stopped && (
+      {stream.stopped && (
         <p className="muted small" role="status" data-testid="chat-stopped">
           已停止：这次回复没有保存。Stopped: nothing from this reply was saved.
         </p>
@@ -305,7 +264,7 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
             {pending ? '进行中…' : '发送 Send'}
           </button>
           {pending ? (
-            <button type="button" className="danger" data-testid="chat-stop" title="停止 Stop: nothing of this reply is saved" onClick={() => running.current?.abort()}>
+            <button type="button" className="danger" data-testid="chat-stop" title="停止 Stop: nothing of this reply is saved" onClick={stream.stop}>
               ■ 停止 Stop
             </button>
           ) : (

@@ -1,3 +1,5 @@
+import { MessageBody } from './MessageBody.js';
+
 interface Props {
   readonly speaker: string;
   readonly greetings: readonly string[];
@@ -7,7 +9,7 @@ interface Props {
 
 /**
  * The chat's first message: the card's greeting, with the alternate greetings as its swipes
- * (‹ 2/3 ›). Text only: a card's HTML is shown as the characters it is made of.
+ * (‹ 2/3 ›). Its text goes through {@link MessageBody}, like every message of the chat.
  */
 export function GreetingMessage({ speaker, greetings, index, onSwipe }: Props) {
   if (greetings.length === 0) return null;
@@ -15,7 +17,9 @@ export function GreetingMessage({ speaker, greetings, index, onSwipe }: Props) {
   return (
     <div className="bubble assistant greeting" data-testid="greeting">
       <span className="speaker">{speaker}</span>
-      <span data-testid="greeting-text">{text}</span>
+      <div data-testid="greeting-text">
+        <MessageBody text={text} />
+      </div>
       {greetings.length > 1 && (
         <span className="swipes">
           <button type="button" className="link" data-testid="swipe-prev" aria-label="previous greeting" disabled={index === 0} onClick={() => onSwipe(index - 1)}>
