@@ -59,7 +59,9 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('chat controls in headless 
 
   const events = async (): Promise<LoggedEvent[]> => (await fx.demo.storage.sessions.read(SESSION)) as unknown as LoggedEvent[];
   const messages = async (): Promise<Message[]> => ((await (await fetch(`${fx.server.url}/api/sessions/${SESSION}/messages`)).json()) as { messages: Message[] }).messages;
-  const lastReplyRow = (): Locator => page.getByTestId('reply-row').last();
+  // The last exchange's reply; while a reply streams that exchange has no reply row yet, so this
+  // waits for the committed one instead of matching an earlier turn.
+  const lastReplyRow = (): Locator => page.locator('.messages > .exchange').last().getByTestId('reply-row');
   const bodyOf = async (row: Locator): Promise<string> => (await row.locator('.message-body').textContent()) ?? '';
   /** The model request of the actor for the turn whose player line is `line`. */
   const actorRequestFor = (line: string): string => {
@@ -182,6 +184,7 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('chat controls in headless 
     await upstreamClosed; // the server cancelled the model call
     await page.getByTestId('chat-stopped').waitFor();
     expect(await page.getByTestId('chat-input').inputValue()).toBe('停下来。');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('chat-input');
     expect(await page.getByTestId('reply-streaming').count()).toBe(0);
     expect(await page.getByTestId('reply').count()).toBe(2);
 
@@ -206,7 +209,7 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('chat controls in headless 
     expect(await lastReplyRow().getByTestId('step-position').textContent()).toBe('1 / 1');
   });
 
-  it('copies a message, keeps Shift+Enter as a new line, labels every button and shows keyboard focus', async () => {
+  it('copies a message, keeps Shift+Enter as a new line, swipes with ← →, labels every button and shows keyboard focus', async () => {
     const reply = await bodyOf(lastReplyRow());
     await lastReplyRow().getByTestId('msg-copy').click();
     await expect.poll(() => lastReplyRow().getByTestId('msg-copied').textContent(), POLL).toContain('已复制');
@@ -220,6 +223,13 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('chat controls in headless 
     expect(await input.inputValue()).toBe('a\nb');
     expect(await page.getByTestId('reply').count()).toBe(3);
     await input.fill('');
+
+    // In the empty box → on the last step generates a new reply and ← swipes back, as in SillyTavern.
+    await input.press('ArrowRight');
+    await expect.poll(() => lastReplyRow().getByTestId('step-position').textContent(), POLL).toBe('2 / 2');
+    await input.press('ArrowLeft');
+    await expect.poll(() => lastReplyRow().getByTestId('step-position').textContent(), POLL).toBe('1 / 2');
+    expect(await bodyOf(lastReplyRow())).toBe(reply);
 
     // Every button of the chat has a name; glyph-only ones (‹ › ↻ ✎ …) carry an aria-label.
     const unnamed = await page.locator('.chat button').evaluateAll((buttons) =>

@@ -45,6 +45,7 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
   const endRef = useRef<HTMLDivElement>(null);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
 
   useEffect(() => {
     // The character's name comes from the server's composition, not from the UI.
@@ -112,7 +113,10 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
       { kind: 'turn', turnId: null, input, reply: '' },
       (handlers, signal) => playTurn(sessionId, input, handlers, signal),
       // Stopped or failed: nothing was committed, so the line goes back to the box (before anything typed meanwhile).
-      () => setText((now) => (now.trim() === '' ? input : `${input}\n${now}`)),
+      () => {
+        setText((now) => (now.trim() === '' ? input : `${input}\n${now}`));
+        inputRef.current?.focus(); // Enter sends it again
+      },
     );
   };
 
@@ -163,7 +167,17 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
       await reload();
       // Deleting from a reply keeps the player's line: it goes back to the box, unless a draft is there.
       if (fromReply) setText((now) => (now.trim() === '' ? exchange.input : now));
+      inputRef.current?.focus();
     });
+  };
+
+  /** ← / → in the empty input swipe the last reply, as in SillyTavern (→ on its last step generates a new one). */
+  const swipeLast = (direction: -1 | 1) => {
+    const last = messages.at(-1);
+    if (!last || busy) return;
+    const target = last.steps[last.steps.findIndex((candidate) => candidate.step === last.step) + direction];
+    if (target) swipeStep(last, target.step);
+    else if (direction === 1) regenerate(last);
   };
 
   const swipe = async (greetingIndex: number) => {
@@ -246,15 +260,19 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
       )}
       <form className="composer" onSubmit={send}>
         <textarea
+          ref={inputRef}
           data-testid="chat-input"
-          aria-label="你的话 Your line (Enter sends, Shift+Enter adds a line)"
+          aria-label="你的话 Your line (Enter sends, Shift+Enter adds a line; in the empty box ← → swipe the last reply)"
           value={text}
-          placeholder="输入你的话……（Enter 发送，Shift+Enter 换行）"
+          placeholder="输入你的话……（Enter 发送，Shift+Enter 换行，空白时 ← → 切换回复）"
           onChange={(e) => setText(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
               e.preventDefault();
               e.currentTarget.form?.requestSubmit();
+            } else if ((e.key === 'ArrowLeft' || e.key === 'ArrowRight') && text === '' && !(e.shiftKey || e.altKey || e.ctrlKey || e.metaKey)) {
+              e.preventDefault();
+              swipeLast(e.key === 'ArrowLeft' ? -1 : 1);
             }
           }}
           rows={3}

@@ -22,13 +22,13 @@ export function GreetingMessage({ speaker, greetings, index, onSwipe }: Props) {
       </div>
       {greetings.length > 1 && (
         <span className="swipes">
-          <button type="button" className="link" data-testid="swipe-prev" aria-label="previous greeting" disabled={index === 0} onClick={() => onSwipe(index - 1)}>
+          <button type="button" className="link" data-testid="swipe-prev" aria-label="上一个开场白 Previous greeting" title="上一个开场白 Previous greeting" disabled={index === 0} onClick={() => onSwipe(index - 1)}>
             ‹
           </button>
           <span className="muted small" data-testid="swipe-position">
             {index + 1}/{greetings.length}
           </span>
-          <button type="button" className="link" data-testid="swipe-next" aria-label="next greeting" disabled={index >= greetings.length - 1} onClick={() => onSwipe(index + 1)}>
+          <button type="button" className="link" data-testid="swipe-next" aria-label="下一个开场白 Next greeting" title="下一个开场白 Next greeting" disabled={index >= greetings.length - 1} onClick={() => onSwipe(index + 1)}>
             ›
           </button>
         </span>

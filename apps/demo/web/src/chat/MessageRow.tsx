@@ -66,7 +66,7 @@ export function MessageRow({ side, testId, text, speaker, reasoning, edited, bus
         </div>
       )}
       {!editing && (
-        <div className="message-tools" role="toolbar" aria-label={`消息操作 Message tools (${what})`}>
+        <fieldset className="message-tools" aria-label={`消息操作 Message tools (${what})`}>
           {tools}
           <button type="button" className="tool" data-testid="msg-copy" aria-label={`复制 Copy ${what}`} title={`复制 Copy ${what}`} onClick={() => void copy()}>
             ⧉
@@ -95,7 +95,7 @@ export function MessageRow({ side, testId, text, speaker, reasoning, edited, bus
               {copied ? '已复制 Copied' : '复制失败 Copy failed'}
             </span>
           )}
-        </div>
+        </fieldset>
       )}
       {confirming && (
         <DeleteConfirm
