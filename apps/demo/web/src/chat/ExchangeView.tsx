@@ -1,4 +1,5 @@
 import type { ChatExchange } from '../types.js';
+import { RegenerateIcon } from './icons.js';
 import { MessageRow } from './MessageRow.js';
 import { SwipeControls } from './SwipeControls.js';
 
@@ -66,7 +67,7 @@ export function ExchangeView({ exchange, speaker, isLast, fromHereOn, busy, onSw
             )}
             {isLast && (
               <button type="button" className="tool" data-testid="reply-regenerate" aria-label="重新生成 Regenerate the reply" title="重新生成 Regenerate the reply" disabled={busy} onClick={onRegenerate}>
-                ↻
+                <RegenerateIcon />
               </button>
             )}
           </>

@@ -1,6 +1,7 @@
 import { type ReactNode, useState } from 'react';
 import { copyText } from './copy-text.js';
 import { DeleteConfirm } from './DeleteConfirm.js';
+import { CopyIcon, DeleteIcon, EditIcon } from './icons.js';
 import { MessageBody } from './MessageBody.js';
 import { MessageEditor } from './MessageEditor.js';
 
@@ -69,10 +70,10 @@ export function MessageRow({ side, testId, text, speaker, reasoning, edited, bus
         <fieldset className="message-tools" aria-label={`消息操作 Message tools (${what})`}>
           {tools}
           <button type="button" className="tool" data-testid="msg-copy" aria-label={`复制 Copy ${what}`} title={`复制 Copy ${what}`} onClick={() => void copy()}>
-            ⧉
+            <CopyIcon />
           </button>
           <button type="button" className="tool" data-testid="msg-edit" aria-label={`编辑 Edit ${what}`} title={`编辑 Edit ${what}`} disabled={busy} onClick={() => setEditing(true)}>
-            ✎
+            <EditIcon />
           </button>
           <button
             type="button"
@@ -83,7 +84,7 @@ export function MessageRow({ side, testId, text, speaker, reasoning, edited, bus
             disabled={busy}
             onClick={() => setConfirming(true)}
           >
-            🗑
+            <DeleteIcon />
           </button>
           {edited && (
             <span className="muted small" data-testid="msg-edited">
