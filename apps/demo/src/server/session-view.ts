@@ -4,7 +4,7 @@ import * as z from 'zod';
 
 const SelectionSchema = z.object({ workspaceId: z.string().nullable() });
 
-/** One exchange of the chat: what the player said and the visible reply. */
+/** One exchange of the chat: what the player said, the visible reply, and the turn's steps (swipes). */
 export type ChatMessageView = CommittedTurnRecord;
 
 /** A row of the session list. */
@@ -28,7 +28,8 @@ export function damagedSession(id: string, problem: string): SessionSummary {
 }
 
 /**
- * The chat as the player saw it: for each turn its latest committed step, in order of first
+ * The chat as the player sees it: each visible turn with its kept step (the latest unless a swipe
+ * kept another) and every committed step, edits applied, removed turns left out, in order of first
  * appearance — the kernel's own rule (`foldCommittedTurns`), so the UI shows exactly the history
  * the actor receives. Malformed events are skipped.
  * @param events - the session's events
