@@ -64,6 +64,12 @@ export interface ActivatedWorldInfo {
   readonly entries: readonly ActivatedWorldInfoEntry[];
 }
 
+/** A `continue` turn: the kept step being extended and its visible reply (the start of the answer). */
+export interface TurnContinuationInfo {
+  readonly step: number;
+  readonly reply: string;
+}
+
 /**
  * Context keys shared between plugins. Writers and readers:
  * - `dioCompiledPrompt`: set by `@troupe/plugin-dio` (a verified complete character prompt),
@@ -75,6 +81,9 @@ export interface ActivatedWorldInfo {
  * - `tokenBudget`: set by the kernel at the start of every turn — the chat's context and
  *   response sizes, world info's share and a calibrated token counter for the actor model; read
  *   by the assembler (history trimming) and by world info (its own budget).
+ * - `continuation`: set by the kernel on a `continue` turn (`harness.continueTurn`) — the step
+ *   being extended and its reply, which also ends the kernel's `prepared.history`; read by the
+ *   assembler (SillyTavern's continue: the nudge prompt or prefill of the preset).
  */
 export const contextKeys = Object.freeze({
   dioCompiledPrompt: defineContextKey<string>('@troupe/kernel/context/dioCompiledPrompt'),
@@ -82,4 +91,5 @@ export const contextKeys = Object.freeze({
   templateVariables: defineContextKey<Readonly<Record<string, string>>>('@troupe/kernel/context/templateVariables'),
   worldInfo: defineContextKey<ActivatedWorldInfo>('@troupe/kernel/context/worldInfo'),
   tokenBudget: defineContextKey<TurnTokenBudget>('@troupe/kernel/context/tokenBudget'),
+  continuation: defineContextKey<TurnContinuationInfo>('@troupe/kernel/context/continuation'),
 });

@@ -39,7 +39,7 @@ export { KERNEL_VERSION } from './version.js';
 
 // Context keys
 export { contextKeys, defineContextKey } from './context-keys.js';
-export type { ActivatedWorldInfo, ActivatedWorldInfoEntry, ContextKey, StoryDraft, WorldInfoPosition } from './context-keys.js';
+export type { ActivatedWorldInfo, ActivatedWorldInfoEntry, ContextKey, StoryDraft, TurnContinuationInfo, WorldInfoPosition } from './context-keys.js';
 export { DEFAULT_TOKEN_BUDGET, estimateTokenizer } from './budget/index.js';
 export type { TokenBudgetSettings, TurnTokenBudget } from './budget/index.js';
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { KernelError } from '../errors.js';
+import { formatIssues } from '../errors/format-issues.js';
 import type { Clock } from '../ports/clock.js';
 import type { NewSessionEvent, SessionLog } from '../ports/session-log.js';
 import { STEP_SELECTED, TURN_EDITED, type TurnEditedData, TURNS_REMOVED } from './chat-control-events.js';
@@ -43,11 +44,19 @@ export const RemoveTurnsRequestSchema = z.object({ sessionId, fromTurnId: turnId
 /** Remove `fromTurnId` and every turn after it. */
 export type RemoveTurnsRequest = z.infer<typeof RemoveTurnsRequestSchema>;
 
-function parseRequest<T>(schema: z.ZodType<T>, request: unknown, what: string): T {
+/**
+ * Validates a chat-control request (select, edit, remove, continue) with its schema.
+ * @param schema - the request's schema
+ * @param request - what the caller passed
+ * @param what - the control, for the message (`edit`)
+ * @returns the parsed request
+ * @throws {KernelError} KERNEL_CHAT_CONTROL_INVALID naming every bad field (the kernel's `formatIssues`)
+ */
+export function parseChatControlRequest<T>(schema: z.ZodType<T>, request: unknown, what: string): T {
   const parsed = schema.safeParse(request);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'request'}: ${issue.message}`);
-  throw new KernelError('KERNEL_CHAT_CONTROL_INVALID', `Invalid ${what} request: ${issues.join('; ')}`, { details: { issues } });
+  const issues = parsed.error.issues.map((issue) => formatIssues([issue], { root: 'request' }));
+  throw new KernelError('KERNEL_CHAT_CONTROL_INVALID', `Invalid ${what} request: ${formatIssues(parsed.error, { root: 'request' })}`, { details: { issues } });
 }
 
 async function visibleTurn(services: ChatControlServices, session: string, id: string): Promise<CommittedTurnRecord> {
@@ -78,7 +87,7 @@ function controlEvent(services: ChatControlServices, type: string, id: string, a
  * @throws {KernelError} KERNEL_CHAT_CONTROL_INVALID, KERNEL_TURN_NOT_FOUND, KERNEL_STEP_NOT_FOUND
  */
 export async function selectStep(services: ChatControlServices, raw: unknown): Promise<CommittedTurnRecord> {
-  const request = parseRequest(SelectStepRequestSchema, raw, 'select-step');
+  const request = parseChatControlRequest(SelectStepRequestSchema, raw, 'select-step');
   const turn = await visibleTurn(services, request.sessionId, request.turnId);
   requireStep(turn, request.step);
   const event = controlEvent(services, STEP_SELECTED, request.turnId, request.step, { step: request.step });
@@ -92,7 +101,7 @@ export async function selectStep(services: ChatControlServices, raw: unknown): P
  * @throws {KernelError} KERNEL_CHAT_CONTROL_INVALID, KERNEL_TURN_NOT_FOUND, KERNEL_STEP_NOT_FOUND
  */
 export async function editTurn(services: ChatControlServices, raw: unknown): Promise<CommittedTurnRecord> {
-  const request = parseRequest(EditTurnRequestSchema, raw, 'edit-turn');
+  const request = parseChatControlRequest(EditTurnRequestSchema, raw, 'edit-turn');
   const turn = await visibleTurn(services, request.sessionId, request.turnId);
   const target = request.step ?? turn.step;
   requireStep(turn, target);
@@ -111,7 +120,7 @@ export async function editTurn(services: ChatControlServices, raw: unknown): Pro
  * @throws {KernelError} KERNEL_CHAT_CONTROL_INVALID, KERNEL_TURN_NOT_FOUND
  */
 export async function removeTurns(services: ChatControlServices, raw: unknown): Promise<string[]> {
-  const request = parseRequest(RemoveTurnsRequestSchema, raw, 'remove-turns');
+  const request = parseChatControlRequest(RemoveTurnsRequestSchema, raw, 'remove-turns');
   await visibleTurn(services, request.sessionId, request.fromTurnId);
   const ids = [...(await services.histories.turns(request.sessionId)).keys()];
   const removed = ids.slice(ids.indexOf(request.fromTurnId));

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { KernelError } from '../errors.js';
 import { ScenarioSchema, type TurnInput, TurnInputSchema } from './turn-input.js';
+import { parseChatControlRequest } from './chat-controls.js';
 import type { HistoryCache } from './history-cache.js';
 import type { TurnContinuation } from './run-turn.js';
 
@@ -28,12 +29,7 @@ export type ContinueTurnRequest = Omit<TurnInput, 'text' | 'step'>;
  * @throws {KernelError} KERNEL_CHAT_CONTROL_INVALID, KERNEL_TURN_NOT_FOUND
  */
 export async function planContinuation(services: { readonly histories: HistoryCache }, raw: unknown): Promise<{ input: TurnInput; continuation: TurnContinuation }> {
-  const parsed = ContinueTurnRequestSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'request'}: ${issue.message}`);
-    throw new KernelError('KERNEL_CHAT_CONTROL_INVALID', `Invalid continue request: ${issues.join('; ')}`, { details: { issues } });
-  }
-  const { turnId: wanted, ...rest } = parsed.data;
+  const { turnId: wanted, ...rest } = parseChatControlRequest(ContinueTurnRequestSchema, raw, 'continue');
   const turns = [...(await services.histories.turns(rest.sessionId)).values()];
   const last = turns[turns.length - 1];
   if (!last) throw new KernelError('KERNEL_TURN_NOT_FOUND', `Session "${rest.sessionId}" has no committed reply to continue`, { details: { sessionId: rest.sessionId } });

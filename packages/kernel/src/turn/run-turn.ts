@@ -104,6 +104,7 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     });
     const actorModel = services.models.resolve(scenario.actorModel);
     state.values.set(contextKeys.tokenBudget.id, services.tokenCounters.forTurn(actorModel, tokenBudget, omitted));
+    if (continuation) state.values.set(contextKeys.continuation.id, Object.freeze({ step: continuation.step, reply: continuation.reply }));
 
     if (scenario.preActorDirector && !services.tools.isEmpty) {
       // Raced against the signal: a model that ignores its signal cannot hold the turn past its deadline.
