@@ -132,7 +132,10 @@ function userKey(ctx: TurnContext): string {
 
 async function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPrompt, ctx: TurnContext): Promise<PreparedActorPrompt> {
   throwIfAborted(ctx.signal);
-  const { history, input } = splitPreparedHistory(prepared.history, ctx.input);
+  // A continue turn: the kernel's prepared history ends with the input and the reply being
+  // extended; all of it is chat history and there is no new input (SillyTavern's continue).
+  const continuing = ctx.get(contextKeys.continuation) !== undefined;
+  const { history, input } = continuing ? { history: prepared.history, input: '' } : splitPreparedHistory(prepared.history, ctx.input);
   const compiledPrompt = ctx.get(contextKeys.dioCompiledPrompt);
   const storyDraft = ctx.get(contextKeys.storyDraft);
   // A per-turn profile (an app's chat character) wins over the boot-time options, field by field.
@@ -172,6 +175,7 @@ async function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActo
     ...(config.model !== undefined ? { model: config.model } : {}),
     ...(config.group !== undefined ? { group: config.group } : {}),
     ...(config.timeZone !== undefined ? { timeZone: config.timeZone } : {}),
+    ...(continuing ? { generationType: 'continue' as const } : {}),
   });
   const result = assembleWithinBudget(history, assembleWith, ctx);
   if (config.globalVariables !== undefined && globalVariables !== undefined && !sameRecord(globalVariables, result.globalVariables)) {
@@ -225,7 +229,9 @@ function assembleWithinBudget(history: readonly ChatMessage[], assembleWith: (hi
  * (`contextKeys.dioCompiledPrompt`), the story draft (`contextKeys.storyDraft`), world info
  * (`contextKeys.worldInfo`, at SillyTavern's positions) and template variables
  * (`contextKeys.templateVariables`); a turn's {@link actorProfileKey} replaces the
- * preset, names and fields for that turn. A slot-rule error fails the turn with
+ * preset, names and fields for that turn. On a `continue` turn (`contextKeys.continuation`) the
+ * reply being extended is the last chat message and the preset's continue rules apply
+ * (`continue_nudge_prompt`, or `continue_prefill` with `continue_postfix`). A slot-rule error fails the turn with
  * `KERNEL_HOOK_FAILED` whose `cause` is the {@link AssemblerError}; it is never degraded.
  * @param options - preset, names, fields, variables, overrides, macro and story-draft options
  * @returns the plugin definition
