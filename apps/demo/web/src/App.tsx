@@ -10,6 +10,7 @@ import { PersonasView } from './library/PersonasView.js';
 import { PresetsView } from './library/PresetsView.js';
 import { initialSessionId, newSessionId, rememberSessionId } from './session-id.js';
 import { StoryPanel } from './story/StoryPanel.js';
+import { ThemeToggle } from './theme/ThemeToggle.js';
 import type { SessionSummary } from './types.js';
 
 type SideTab = 'story' | 'dio' | 'lore';
@@ -121,6 +122,7 @@ export function App() {
             导出 Export
           </a>
         )}
+        <ThemeToggle />
       </header>
       {view === 'characters' && (
         <main className="page">
