@@ -18,6 +18,7 @@ import { type DemoLibrary, openDemoLibrary } from './library/demo-library.js';
 import { sessionLore } from './library/session-lore.js';
 import { ModelSettingsFile } from './settings/model-settings.js';
 import { SwitchableModels } from './settings/model-registry-from-settings.js';
+import { promptItemizationPlugin } from './prompt/prompt-itemization-plugin.js';
 
 /** Environment variables the demo reads. */
 export type DemoEnv = Readonly<Record<string, string | undefined>>;
@@ -181,6 +182,8 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
         lorebookPlugin({ books: (turn) => sessionLore(library, turn.sessionId, (key) => turn.events.findLatest(key)) }),
         storyPlugin(),
         actorAssemblerPlugin({ preset: demoPreset, char: LIA_CHARACTER_NAME, user: 'Traveler' }),
+        // Last: it records the prompt every other assembler produced (the prompt view's source).
+        promptItemizationPlugin(),
       ],
     });
     return {

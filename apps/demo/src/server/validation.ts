@@ -30,6 +30,8 @@ export const SessionIdSchema = z
   .string()
   .regex(SESSION_ID_PATTERN, `Invalid session id: ${ID_RULE}`)
   .refine(passes(validateSessionId), `Invalid session id: ${ID_RULE}`);
+/** A turn id (what the kernel generates, or an app's own: letters, digits and `_.:-`). */
+export const TurnIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'turnId: 1–128 of letters, digits, "_", ".", ":" and "-"');
 /** A character, section or source id inside a workspace (it names a folder or file). */
 export const ItemIdSchema = z
   .string()

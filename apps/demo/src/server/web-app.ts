@@ -8,6 +8,7 @@ import { hostAllowed } from './host-check.js';
 import { loreRoutes } from './lore-routes.js';
 import { libraryRoutes } from './library/library-routes.js';
 import { presetRoutes } from './preset-routes.js';
+import { promptRoutes } from './prompt-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { chatControlRoutes } from './chat-control-routes.js';
 import { staticFiles } from './static-files.js';
@@ -70,6 +71,7 @@ export function createWebApp(demo: Demo, options: WebAppOptions): Hono {
   app.route('/api/sessions', turnRoutes(demo, (error, request) => onUnexpected(error, request)));
   app.route('/api/sessions', dioRoutes(demo));
   app.route('/api/sessions', loreRoutes(demo));
+  app.route('/api/sessions', promptRoutes(demo));
   app.route('/api/presets', presetRoutes());
   app.all('/api/*', (c) => c.json({ code: 'NOT_FOUND', message: `No API route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
   app.get('*', staticFiles(options.staticDir));

@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiFailure, api, playTurn, type TurnHandlers } from '../api.js';
 import type { ChatView as LibraryChat } from '../library/library-types.js';
+import { useTokenCounts } from '../prompt/use-token-counts.js';
 import type { ChatExchange, PreparedMessage, TurnResultView } from '../types.js';
 import { ChatHeader } from './ChatHeader.js';
 import { continueReply, editTurn, loadMessages, regenerateReply, removeTurnsFrom, selectStep } from './chat-controls-api.js';
@@ -36,6 +37,8 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
   const [messages, setMessages] = useState<readonly ChatExchange[]>([]);
   const stream = useReplyStream(sessionId);
   const { pending } = stream;
+  // Refetched whenever the messages change (a turn, swipe, edit or delete).
+  const tokenCounts = useTokenCounts(sessionId, messages);
   // A swipe, edit or delete on its way to the server: the other controls wait for it.
   const [controlBusy, setControlBusy] = useState(false);
   // The session on screen: a control that finishes after the player switched away must not
@@ -221,6 +224,8 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
             <ExchangeView
               key={m.turnId}
               exchange={m}
+              sessionId={sessionId}
+              tokens={tokenCounts.get(m.turnId)?.step === m.step ? tokenCounts.get(m.turnId) : undefined}
               speaker={speaker}
               isLast={index === messages.length - 1}
               fromHereOn={messages.length - index}

@@ -1,3 +1,5 @@
+import { MessageMeta, TokenCount } from '../prompt/MessageMeta.js';
+import type { MessageTokenCount } from '../prompt/prompt-types.js';
 import type { ChatExchange } from '../types.js';
 import { RegenerateIcon } from './icons.js';
 import { MessageRow } from './MessageRow.js';
@@ -5,6 +7,9 @@ import { SwipeControls } from './SwipeControls.js';
 
 interface Props {
   readonly exchange: ChatExchange;
+  readonly sessionId: string;
+  /** The exchange's token counts, once loaded. */
+  readonly tokens?: MessageTokenCount | undefined;
   readonly speaker: string;
   /** The chat's last exchange: its reply can be regenerated (and › on its last step does that). */
   readonly isLast: boolean;
@@ -24,7 +29,7 @@ interface Props {
  * one reply, so deleting either removes the turn — deleting from the reply gives the player's
  * line back to the input box, so nothing they wrote is lost.
  */
-export function ExchangeView({ exchange, speaker, isLast, fromHereOn, busy, onSwipe, onRegenerate, onEdit, onDelete }: Props) {
+export function ExchangeView({ exchange, sessionId, tokens, speaker, isLast, fromHereOn, busy, onSwipe, onRegenerate, onEdit, onDelete }: Props) {
   const position = Math.max(0, exchange.steps.findIndex((candidate) => candidate.step === exchange.step));
   const later = fromHereOn * 2;
   const showSwipes = exchange.steps.length > 1 || isLast;
@@ -39,6 +44,7 @@ export function ExchangeView({ exchange, speaker, isLast, fromHereOn, busy, onSw
         deleteQuestion={`删除这句话及之后的全部 ${later} 条消息？ Delete this line and everything after it (${later} messages)?`}
         onSave={(input) => onEdit({ input })}
         onDelete={() => onDelete(false)}
+        meta={tokens && <TokenCount tokens={tokens.input} />}
       />
       <MessageRow
         side="assistant"
@@ -53,6 +59,7 @@ export function ExchangeView({ exchange, speaker, isLast, fromHereOn, busy, onSw
         deleteQuestion={`删除这条回复及之后的全部消息（共 ${later - 1} 条；你的这句话会放回输入框）？ Delete this reply and everything after it (${later - 1} messages; your line goes back to the input box)?`}
         onSave={(reply) => onEdit({ reply })}
         onDelete={() => onDelete(true)}
+        meta={<MessageMeta sessionId={sessionId} turnId={exchange.turnId} tokens={tokens?.reply} />}
         tools={
           <>
             {showSwipes && (

@@ -23,6 +23,8 @@ interface Props {
   readonly onDelete: () => void;
   /** Tools of this kind of message only (swipes, regenerate), shown before the common ones. */
   readonly tools?: ReactNode;
+  /** Shown in the bubble under the text: the token count, the prompt button. */
+  readonly meta?: ReactNode;
 }
 
 /**
@@ -30,7 +32,7 @@ interface Props {
  * later message, after a confirmation). The tools sit beside the bubble, not in it, so the
  * bubble holds only what the message says.
  */
-export function MessageRow({ side, testId, text, speaker, reasoning, edited, busy, what, deleteQuestion, onSave, onDelete, tools }: Props) {
+export function MessageRow({ side, testId, text, speaker, reasoning, edited, busy, what, deleteQuestion, onSave, onDelete, tools, meta }: Props) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [copied, setCopied] = useState<boolean | null>(null);
@@ -64,6 +66,7 @@ export function MessageRow({ side, testId, text, speaker, reasoning, edited, bus
             </details>
           )}
           <MessageBody text={text} />
+          {meta}
         </div>
       )}
       {!editing && (
