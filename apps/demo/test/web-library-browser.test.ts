@@ -83,12 +83,14 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('character library, presets
     await page.getByTestId('chat-header').waitFor();
     expect(await page.getByTestId('chat-character').textContent()).toBe('Vess');
     const greeting = page.getByTestId('greeting-text');
-    expect(await greeting.textContent()).toBe(`*Vess looks up.* Evening, User. ${XSS}`);
+    // Rendered as Markdown: the *action* is emphasis, the card's HTML is inert text.
+    expect(await greeting.textContent()).toBe(`Vess looks up. Evening, User. ${XSS}`);
+    expect(await greeting.locator('em').textContent()).toBe('Vess looks up.');
     expect(await page.locator('img[src="x"]').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __cardXss?: number }).__cardXss)).toBeUndefined();
     expect(await page.getByTestId('swipe-position').textContent()).toBe('1/3');
     await page.getByTestId('swipe-next').click();
-    await expect.poll(() => greeting.textContent(), POLL).toBe('*Vess closes the ledger.* Back so soon, User?');
+    await expect.poll(() => greeting.textContent(), POLL).toBe('Vess closes the ledger. Back so soon, User?');
     expect(await page.getByTestId('swipe-position').textContent()).toBe('2/3');
     // The offline simulation says plainly that it is answering.
     expect(await page.getByTestId('offline-note').isVisible()).toBe(true);
@@ -121,7 +123,7 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('character library, presets
     await page.getByTestId('view-chat').click();
     expect(page.url()).toBe(chatUrl);
     await page.getByTestId('chat-persona').selectOption({ label: 'Ash' });
-    await expect.poll(() => page.getByTestId('greeting-text').textContent(), POLL).toBe('*Vess closes the ledger.* Back so soon, Ash?');
+    await expect.poll(() => page.getByTestId('greeting-text').textContent(), POLL).toBe('Vess closes the ledger. Back so soon, Ash?');
     const presetOption = await page.getByTestId('chat-preset').locator('option').nth(1).getAttribute('value');
     await page.getByTestId('chat-preset').selectOption(presetOption ?? '');
     await expect.poll(async () => (await page.getByTestId('chat-dio').textContent()) ?? '', POLL).toContain('✗');
