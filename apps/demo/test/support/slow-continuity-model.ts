@@ -18,18 +18,19 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 /**
  * Starts the model: every call answers a short reply (streamed when asked); a call of the story
- * continuity worker (the write-back after a committed turn) first waits `delayMs`, so a test can
+ * continuity worker (the write-back after a committed turn) first waits (`delay`), so a test can
  * close the stream or stop the server while that work is in flight.
- * @param delayMs - how long continuity calls take
+ * @param delay - how long continuity calls take (ms), or a promise they wait for (a test holds
+ *   them until it resolves, with no timing)
  * @returns the running model
  */
-export async function startSlowContinuityModel(delayMs: number): Promise<SlowContinuityModel> {
+export async function startSlowContinuityModel(delay: number | Promise<void>): Promise<SlowContinuityModel> {
   let continuity = 0;
   const server: Server = createServer(async (req, res) => {
     const body = JSON.parse(await readBody(req)) as { stream?: boolean; messages?: { content?: unknown }[] };
     const isContinuity = JSON.stringify(body.messages ?? []).includes('You are the continuity worker');
     if (isContinuity) {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await (typeof delay === 'number' ? new Promise((resolve) => setTimeout(resolve, delay)) : delay);
       continuity += 1;
     }
     const reply = isContinuity ? JSON.stringify({ publicEvents: ['Lia lit the harbour lamp.'], observations: [], proposals: [] }) : 'The lamp flickers on.';

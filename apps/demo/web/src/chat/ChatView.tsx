@@ -94,7 +94,7 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
       onCommitted: async (result) => {
         await reload().catch((e: unknown) => setError(message(e)));
         if (shownSession.current !== sessionId) return;
-        setPrepared(result.prepared.history);
+        if (result) setPrepared(result.prepared.history);
         onTurn();
       },
       onNotCommitted: (e) => {
@@ -287,8 +287,16 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
             {pending ? '进行中…' : '发送 Send'}
           </button>
           {pending ? (
-            <button type="button" className="danger" data-testid="chat-stop" title="停止 Stop: nothing of this reply is saved" onClick={stream.stop}>
-              ■ 停止 Stop
+            <button
+              type="button"
+              className="danger"
+              data-testid="chat-stop"
+              // Once the reply is saved only the work after it runs: Stop would undo nothing, so it waits.
+              disabled={pending.committed === true}
+              title={pending.committed ? '已保存，正在完成后续工作 Saved; finishing the work after it' : '停止 Stop: nothing of this reply is saved'}
+              onClick={stream.stop}
+            >
+              {pending.committed ? '已保存 Saved…' : '■ 停止 Stop'}
             </button>
           ) : (
             <button type="button" className="secondary" data-testid="chat-continue" title="继续 Continue the last reply" disabled={busy || messages.length === 0} onClick={continueLast}>

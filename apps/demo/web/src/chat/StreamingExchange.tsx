@@ -9,6 +9,11 @@ export interface PendingReply {
   /** What is visible so far (a continuation starts with the reply it extends). */
   readonly reply: string;
   readonly reasoning?: string;
+  /**
+   * True once the stream reported `kernel/turn-committed`: the reply is saved and only the work
+   * after it (story settlement, DIO) is still running, so Stop can no longer undo anything.
+   */
+  readonly committed?: boolean;
 }
 
 /** The running exchange: the player's line and the reply as it streams in (no tools until it is committed). */

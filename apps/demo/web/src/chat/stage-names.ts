@@ -29,3 +29,6 @@ export const DIRECTOR_TOOLS_UNAVAILABLE = 'kernel/director-tools-unavailable';
 /** The banner text for {@link DIRECTOR_TOOLS_UNAVAILABLE}. */
 export const TOOLS_UNAVAILABLE_NOTICE =
   '导演模型既不能调用工具，也没有给出有效的 JSON 决定：本会话中长期要求（DIO）可能无法提交。· The director model could neither call tools nor answer a valid JSON decision: lasting requirements (DIO) may not be submitted in this chat.';
+
+/** The stream's event that the reply is saved (in the session log); what runs after it cannot be undone by Stop. */
+export const TURN_COMMITTED = 'kernel/turn-committed';

@@ -1,15 +1,19 @@
 import { useEffect, useRef, useState } from 'react';
 import type { TurnHandlers } from '../api.js';
 import type { TurnResultView } from '../types.js';
-import { DIRECTOR_TOOLS_UNAVAILABLE, EVENT_NOTES, TOOLS_UNAVAILABLE_NOTICE } from './stage-names.js';
+import { DIRECTOR_TOOLS_UNAVAILABLE, EVENT_NOTES, TOOLS_UNAVAILABLE_NOTICE, TURN_COMMITTED } from './stage-names.js';
 import type { StageRow } from './StageList.js';
 import { addStage } from './StageList.js';
 import type { PendingReply } from './StreamingExchange.js';
 
 /** What to do when a run ends; called only while the run is still the one on screen. */
 export interface RunCallbacks {
-  /** The run was committed: update the chat (the streaming reply is cleared in the same render). */
-  onCommitted(result: TurnResultView): Promise<void>;
+  /**
+   * The run was committed: update the chat (the streaming reply is cleared in the same render).
+   * `result` is undefined when the stream ended without one after the commit (the session log
+   * has the reply; the work after it finishes on the server or at its next turn).
+   */
+  onCommitted(result: TurnResultView | undefined): Promise<void>;
   /** Nothing was committed: `error` is undefined when the player pressed Stop. */
   onNotCommitted(error: unknown): void;
 }
@@ -29,7 +33,7 @@ export interface ReplyStream {
    * @param call - starts the run with the stream handlers and the Stop signal
    */
   run(start: PendingReply, call: (handlers: TurnHandlers, signal: AbortSignal) => Promise<TurnResultView>, callbacks: RunCallbacks): Promise<void>;
-  /** Stop: closes the stream, so the server cancels the run and commits nothing. */
+  /** Stop: closes the stream, so the server cancels the run and commits nothing (before `pending.committed`). */
   stop(): void;
   /** Forgets the "stopped" note (another control was used). */
   clearStopped(): void;
@@ -61,9 +65,16 @@ export function useReplyStream(sessionId: string): ReplyStream {
     };
   }, [sessionId]);
 
+  // Per run: whether its stream has reported the commit (read when the stream ends without a result).
+  const committed = useRef(false);
+
   const handlers: TurnHandlers = {
     onStage: (progress) => setStages((rows) => addStage(rows, progress)),
     onProgress: (type) => {
+      if (type === TURN_COMMITTED) {
+        committed.current = true;
+        setPending((p) => (p ? { ...p, committed: true } : p));
+      }
       if (type === DIRECTOR_TOOLS_UNAVAILABLE) setToolsNotice((shown) => shown ?? TOOLS_UNAVAILABLE_NOTICE);
       const note = EVENT_NOTES[type];
       if (note) setNotes((list) => [...list, note]);
@@ -76,6 +87,7 @@ export function useReplyStream(sessionId: string): ReplyStream {
     const controller = new AbortController();
     running.current = controller;
     const onScreen = () => running.current === controller;
+    committed.current = false;
     setStopped(false);
     setStages([]);
     setNotes([]);
@@ -87,6 +99,12 @@ export function useReplyStream(sessionId: string): ReplyStream {
       if (onScreen()) setPending(null);
     } catch (e) {
       if (!onScreen()) return;
+      if (committed.current) {
+        // Saved already: what failed or was cut is the work after the commit, not the reply.
+        await callbacks.onCommitted(undefined);
+        if (onScreen()) setPending(null);
+        return;
+      }
       // One render: the streaming reply goes, and the chat says why.
       setPending(null);
       const wasStopped = controller.signal.aborted;

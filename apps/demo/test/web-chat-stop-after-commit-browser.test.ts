@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
+import { type SlowContinuityModel, startSlowContinuityModel } from './support/slow-continuity-model.js';
+import { pointAtModelServer, startWebFixture, type WebFixture } from './support/web-fixture.js';
+
+const skipBrowser = process.env.TROUPE_SKIP_BROWSER_TESTS === '1';
+const SESSION = 'stop-after-commit';
+const POLL = { timeout: 30_000 };
+
+// A story turn commits its reply and then settles it into the story (the continuity worker); the
+// model holds that call until the test releases it, so the turn sits after its commit.
+describe.runIf(!skipBrowser && existsSync(CHROMIUM))('Stop once the reply is saved (headless Chromium)', () => {
+  let fx: WebFixture;
+  let model: SlowContinuityModel;
+  let browser: BrowserFixture;
+  let page: Page;
+  let release: () => void = () => {};
+
+  beforeAll(async () => {
+    fx = await startWebFixture();
+    model = await startSlowContinuityModel(
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    );
+    await pointAtModelServer(fx, model.baseUrl, 'slow');
+    await fx.demo.workspaces.create('harbour', { name: 'Harbour' });
+    const selected = await fetch(`${fx.server.url}/api/sessions/${SESSION}/story`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ storyId: 'harbour' }) });
+    expect(selected.status).toBe(200);
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+    await page.goto(`${fx.server.url}/#session=${SESSION}`);
+  });
+
+  afterAll(async () => {
+    release();
+    await browser?.close();
+    await fx?.close();
+    await model?.close();
+  });
+
+  it('cannot undo a saved reply: Stop waits while the story settles, and the reply stays', async () => {
+    await page.getByTestId('chat-input').fill('Light the lamp.');
+    await page.getByTestId('chat-input').press('Enter');
+    const stop = page.getByTestId('chat-stop');
+    await stop.waitFor();
+    // kernel/turn-committed arrived while the continuity call is held: the reply is saved.
+    await expect.poll(() => stop.isDisabled(), POLL).toBe(true);
+    expect(await stop.textContent()).toContain('Saved');
+    const committed = (await fx.demo.storage.sessions.read(SESSION)).filter((event) => event.type === 'kernel/turn-committed');
+    expect(committed).toHaveLength(1);
+
+    release();
+    await expect.poll(() => page.getByTestId('reply').count(), POLL).toBe(1);
+    expect(await page.getByTestId('reply').textContent()).toContain('The lamp flickers on.');
+    expect(await page.getByTestId('chat-stopped').count()).toBe(0);
+    expect(await page.getByTestId('chat-input').inputValue()).toBe('');
+    await expect.poll(() => model.continuityCalls(), POLL).toBeGreaterThan(0);
+  });
+});
