@@ -40,7 +40,7 @@ export function ExchangeView({ exchange, sessionId, tokens, speaker, isLast, fro
         testId="user-line"
         text={exchange.input}
         busy={busy}
-        what="your line"
+        what={{ zh: '你的话', en: 'your line' }}
         deleteQuestion={`删除这句话及之后的全部 ${later} 条消息？ Delete this line and everything after it (${later} messages)?`}
         onSave={(input) => onEdit({ input })}
         onDelete={() => onDelete(false)}
@@ -55,7 +55,7 @@ export function ExchangeView({ exchange, sessionId, tokens, speaker, isLast, fro
         // "edited" belongs to the step (its line, its reply or both): shown once, with the reply.
         edited={exchange.edited}
         busy={busy}
-        what="the reply"
+        what={{ zh: '这条回复', en: 'the reply' }}
         deleteQuestion={`删除这条回复及之后的全部消息（共 ${later - 1} 条；你的这句话会放回输入框）？ Delete this reply and everything after it (${later - 1} messages; your line goes back to the input box)?`}
         onSave={(reply) => onEdit({ reply })}
         onDelete={() => onDelete(true)}

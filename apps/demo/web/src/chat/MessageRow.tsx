@@ -15,8 +15,8 @@ interface Props {
   readonly edited?: boolean | undefined;
   /** True while a turn streams or another control runs: the tools wait. */
   readonly busy: boolean;
-  /** Names the message in button labels (“your line”, “the reply”). */
-  readonly what: string;
+  /** Names the message in button labels, in both languages of the UI (“你的话” / “your line”). */
+  readonly what: { readonly zh: string; readonly en: string };
   readonly deleteQuestion: string;
   /** Saves an edit; resolves false when it failed. */
   readonly onSave: (text: string) => Promise<boolean>;
@@ -48,7 +48,7 @@ export function MessageRow({ side, testId, text, speaker, reasoning, edited, bus
       {editing ? (
         <MessageEditor
           initial={text}
-          label={`编辑${what === 'your line' ? '你的话' : '回复'} Edit ${what}`}
+          label={`编辑${what.zh} Edit ${what.en}`}
           onCancel={() => setEditing(false)}
           onSave={async (next) => {
             const saved = await onSave(next);
@@ -70,20 +70,20 @@ export function MessageRow({ side, testId, text, speaker, reasoning, edited, bus
         </div>
       )}
       {!editing && (
-        <fieldset className="message-tools" aria-label={`消息操作 Message tools (${what})`}>
+        <fieldset className="message-tools" aria-label={`${what.zh}的操作 Tools for ${what.en}`}>
           {tools}
-          <button type="button" className="tool" data-testid="msg-copy" aria-label={`复制 Copy ${what}`} title={`复制 Copy ${what}`} onClick={() => void copy()}>
+          <button type="button" className="tool" data-testid="msg-copy" aria-label={`复制${what.zh} Copy ${what.en}`} title={`复制${what.zh} Copy ${what.en}`} onClick={() => void copy()}>
             <CopyIcon />
           </button>
-          <button type="button" className="tool" data-testid="msg-edit" aria-label={`编辑 Edit ${what}`} title={`编辑 Edit ${what}`} disabled={busy} onClick={() => setEditing(true)}>
+          <button type="button" className="tool" data-testid="msg-edit" aria-label={`编辑${what.zh} Edit ${what.en}`} title={`编辑${what.zh} Edit ${what.en}`} disabled={busy} onClick={() => setEditing(true)}>
             <EditIcon />
           </button>
           <button
             type="button"
             className="tool"
             data-testid="msg-delete"
-            aria-label={`删除 Delete ${what} and everything after it`}
-            title={`删除 Delete ${what} and everything after it`}
+            aria-label={`删除${what.zh}及之后的消息 Delete ${what.en} and everything after it`}
+            title={`删除${what.zh}及之后的消息 Delete ${what.en} and everything after it`}
             disabled={busy}
             onClick={() => setConfirming(true)}
           >
