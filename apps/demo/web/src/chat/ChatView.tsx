@@ -91,10 +91,11 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     setError(null);
     setPrepared(null);
     return stream.run(start, call, {
-      onCommitted: async (result) => {
+      onCommitted: async (result, afterCommit) => {
         await reload().catch((e: unknown) => setError(message(e)));
         if (shownSession.current !== sessionId) return;
         if (result) setPrepared(result.prepared.history);
+        if (afterCommit !== undefined) setError(`回复已保存，之后的工作出错 · The reply is saved; the work after it failed: ${message(afterCommit)}`);
         onTurn();
       },
       onNotCommitted: (e) => {

@@ -11,9 +11,10 @@ export interface RunCallbacks {
   /**
    * The run was committed: update the chat (the streaming reply is cleared in the same render).
    * `result` is undefined when the stream ended without one after the commit (the session log
-   * has the reply; the work after it finishes on the server or at its next turn).
+   * has the reply; the work after it finishes on the server or at its next turn); `afterCommit`
+   * is then what ended it, unless that was the player leaving.
    */
-  onCommitted(result: TurnResultView | undefined): Promise<void>;
+  onCommitted(result: TurnResultView | undefined, afterCommit?: unknown): Promise<void>;
   /** Nothing was committed: `error` is undefined when the player pressed Stop. */
   onNotCommitted(error: unknown): void;
 }
@@ -101,7 +102,7 @@ export function useReplyStream(sessionId: string): ReplyStream {
       if (!onScreen()) return;
       if (committed.current) {
         // Saved already: what failed or was cut is the work after the commit, not the reply.
-        await callbacks.onCommitted(undefined);
+        await callbacks.onCommitted(undefined, controller.signal.aborted ? undefined : e);
         if (onScreen()) setPending(null);
         return;
       }
