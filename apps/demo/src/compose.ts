@@ -9,7 +9,6 @@ import { actorAssemblerPlugin } from '@troupe/plugin-actor-assembler';
 import { dioPlugin } from '@troupe/plugin-dio';
 import { lorebookPlugin } from '@troupe/plugin-lorebook';
 import { StoryWorkspaces, storyPlugin } from '@troupe/plugin-story';
-import { fsStorage } from '@troupe/storage-fs';
 import { demoPreset } from './demo-preset.js';
 import { LIA_CHARACTER_NAME, LIA_CHARACTER_PROMPT, LIA_TARGET_PROMPT_ID } from './example/lia-character.js';
 import { chatActorPlugin } from './library/chat-actor-plugin.js';
@@ -19,6 +18,7 @@ import { sessionLore } from './library/session-lore.js';
 import { ModelSettingsFile } from './settings/model-settings.js';
 import { SwitchableModels } from './settings/model-registry-from-settings.js';
 import { promptItemizationPlugin } from './prompt/prompt-itemization-plugin.js';
+import { type DemoStorage, openDemoStorage } from './storage/demo-storage.js';
 
 /** Environment variables the demo reads. */
 export type DemoEnv = Readonly<Record<string, string | undefined>>;
@@ -27,7 +27,10 @@ export type DemoEnv = Readonly<Record<string, string | undefined>>;
 export interface DemoOptions {
   /** Where workspaces, sessions and the DIO service's data live (default `TROUPE_HOME` or `~/.troupe`). */
   readonly dataDir?: string;
-  /** Environment (default `process.env`): `TROUPE_HOME`, `TROUPE_MODEL_*`, `DIO_URL`, `DIO_TOKEN`, `DIO_USER_ID`. */
+  /**
+   * Environment (default `process.env`): `TROUPE_HOME`, `TROUPE_DATABASE_URL` (workspaces and
+   * sessions in PostgreSQL), `TROUPE_MODEL_*`, `DIO_URL`, `DIO_TOKEN`, `DIO_USER_ID`, `DIO_DATABASE_URL`.
+   */
   readonly env?: DemoEnv;
   /** Diagnostics (default: silent). */
   readonly logger?: Logger;
@@ -70,7 +73,8 @@ export interface DemoDio {
 export interface Demo {
   readonly harness: Harness;
   readonly dataDir: string;
-  readonly storage: ReturnType<typeof fsStorage>;
+  /** Workspaces and sessions: the data folder, or PostgreSQL with `TROUPE_DATABASE_URL`. */
+  readonly storage: DemoStorage;
   readonly workspaces: StoryWorkspaces;
   /** The models; replaced in place when model settings are saved. */
   readonly models: SwitchableModels & ModelRegistry;
@@ -132,7 +136,7 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
   const env = options.env ?? process.env;
   const logger = options.logger ?? silentLogger;
   const dataDir = resolveDataDir(options);
-  const storage = fsStorage({ root: dataDir });
+  const storage = await openDemoStorage(dataDir, env);
   const settings = new ModelSettingsFile(dataDir);
   const models = new SwitchableModels(env, offlineModel(), await settings.read().catch((error: unknown) => {
     // A broken settings file must not stop the app: it starts offline and the settings view says why.
@@ -140,7 +144,13 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
     return {};
   }));
   const library = openDemoLibrary(dataDir);
-  const dio = await connectDio(env, dataDir, logger);
+  let dio: DemoDio;
+  try {
+    dio = await connectDio(env, dataDir, logger);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
   const registered = new Map<string, string>();
   const ensureDioPrompt = async (targetPromptId: string, content: string, name: string) => {
     // Registered once per process and content; the service keeps it on disk across restarts.
@@ -237,10 +247,12 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
       close: async (closeOptions = {}) => {
         await harness.close({ timeoutMs: CLOSE_DEADLINE_MS, ...closeOptions });
         await dio.service?.close();
+        await storage.close();
       },
     };
   } catch (error) {
     await dio.service?.close();
+    await storage.close();
     throw error;
   }
 }
@@ -260,6 +272,7 @@ async function connectDio(env: DemoEnv, dataDir: string, logger: Logger): Promis
       port: 0,
       host: '127.0.0.1',
       dataDir: join(dataDir, 'dio-service'),
+      ...(env.DIO_DATABASE_URL ? { databaseUrl: env.DIO_DATABASE_URL } : {}),
       tokens: new Map([[userToken, userId]]),
       adminToken,
       model: env.TROUPE_MODEL_BASE_URL && env.TROUPE_MODEL

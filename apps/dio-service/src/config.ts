@@ -9,8 +9,10 @@ export interface ServiceConfig {
   readonly port: number;
   /** Host to bind; loopback by default. */
   readonly host: string;
-  /** Where versions and tasks are kept. */
+  /** Where versions and tasks are kept (unless `databaseUrl` is set). */
   readonly dataDir: string;
+  /** `DIO_DATABASE_URL`: keep versions and tasks in PostgreSQL (`@troupe/storage-postgres`) instead of `dataDir`. */
+  readonly databaseUrl?: string;
   /** Bearer token → user id. */
   readonly tokens: ReadonlyMap<string, string>;
   readonly adminToken: string | undefined;
@@ -26,6 +28,7 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
   DIO_HOST: z.string().min(1).default('127.0.0.1'),
   DIO_DATA_DIR: z.string().min(1).optional(),
+  DIO_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL').optional(),
   DIO_TOKENS: z.string().default(''),
   DIO_MAX_CONCURRENT_COMPILES: z.coerce.number().int().min(1).max(64).default(4),
   DIO_ADMIN_TOKEN: z.string().regex(TokenPattern, 'use 8–512 printable ASCII characters without "," or ":"').optional(),
@@ -46,7 +49,7 @@ export class ConfigError extends Error {
 
 /**
  * Reads the environment: `PORT` (8787), `DIO_HOST` (127.0.0.1), `DIO_DATA_DIR`
- * (`~/.troupe/dio-service`), `DIO_TOKENS` (`token:userId,...`), `DIO_ADMIN_TOKEN`,
+ * (`~/.troupe/dio-service`), `DIO_DATABASE_URL` (PostgreSQL instead of the data folder), `DIO_TOKENS` (`token:userId,...`), `DIO_ADMIN_TOKEN`,
  * `DIO_MAX_CONCURRENT_COMPILES` (4), `TROUPE_MODEL_BASE_URL` + `TROUPE_MODEL` (+ `TROUPE_MODEL_API_KEY`)
  * for a real model.
  * @param env - the environment (default `process.env`)
@@ -75,6 +78,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
     port: values.PORT,
     host: values.DIO_HOST,
     dataDir: values.DIO_DATA_DIR ?? join(homedir(), '.troupe', 'dio-service'),
+    ...(values.DIO_DATABASE_URL ? { databaseUrl: values.DIO_DATABASE_URL } : {}),
     tokens,
     adminToken: values.DIO_ADMIN_TOKEN,
     maxConcurrentCompiles: values.DIO_MAX_CONCURRENT_COMPILES,

@@ -31,7 +31,8 @@ export interface StartOverrides {
  * @returns the running service
  */
 export async function startDioService(config: ServiceConfig, logger: Logger, overrides: StartOverrides = {}): Promise<RunningDioService> {
-  const trees = overrides.trees ?? (await openTreeStore(config.dataDir));
+  const opened = overrides.trees ? { trees: overrides.trees, close: async () => {} } : await openTreeStore(config);
+  const { trees } = opened;
   const model = overrides.model ?? pickModel(config, logger);
   const service = new DioService({
     store: new DioStore(trees),
@@ -60,6 +61,7 @@ export async function startDioService(config: ServiceConfig, logger: Logger, ove
       await service.close();
       server.closeAllConnections();
       await closed;
+      await opened.close();
     },
   };
 }

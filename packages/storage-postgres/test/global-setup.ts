@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { startThrowawayServer } from './support/pg-server.js';
+import { startThrowawayServer } from '../src/testing/index.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -55,12 +55,15 @@ describePg('PgSessionLog beyond the contract', () => {
     }
   });
 
-  it('reports a row damaged in the database as SESSION_CORRUPT; delete removes the session', async () => {
+  it('reports a row damaged in the database as SESSION_CORRUPT, salvages the rest; delete removes the session', async () => {
     const storage = await freshStorage();
     try {
       await storage.sessions.append('s', [newEvent('test/a'), newEvent('test/b')]);
       await asAdmin((admin) => admin.query(`UPDATE "${storage.schema}".troupe_session_events SET body = '{"not":"an event"}' WHERE seq = 2`));
       expect(await codeOf(storage.sessions.read('s'))).toBe('SESSION_CORRUPT');
+      const salvaged = await storage.sessions.salvage('s');
+      expect(salvaged.skippedLines).toEqual([2]);
+      expect(salvaged.jsonl.trimEnd().split('\n').map((line) => JSON.parse(line).id)).toEqual(['e1']);
       expect(await storage.sessions.delete('s')).toBe(true);
       expect(await storage.sessions.delete('s')).toBe(false);
       expect(await storage.sessions.list()).toEqual([]);

@@ -5,6 +5,7 @@ import { ApiError, toApiError } from './api-error.js';
 import { dioRoutes } from './dio-routes.js';
 import { type ErrorLogSink, serverErrorLine } from './error-log.js';
 import { hostAllowed } from './host-check.js';
+import { liveRoutes } from './live-routes.js';
 import { loreRoutes } from './lore-routes.js';
 import { libraryRoutes } from './library/library-routes.js';
 import { presetRoutes } from './preset-routes.js';
@@ -72,6 +73,7 @@ export function createWebApp(demo: Demo, options: WebAppOptions): Hono {
   app.route('/api/sessions', dioRoutes(demo));
   app.route('/api/sessions', loreRoutes(demo));
   app.route('/api/sessions', promptRoutes(demo));
+  app.route('/api/sessions', liveRoutes(demo));
   app.route('/api/presets', presetRoutes());
   app.all('/api/*', (c) => c.json({ code: 'NOT_FOUND', message: `No API route ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
   app.get('*', staticFiles(options.staticDir));

@@ -147,6 +147,26 @@ export class PgSessionLog implements SessionLog {
   }
 
   /**
+   * Every intact event of a session whose rows were damaged (edited by hand), as an export,
+   * plus the 1-based positions of the rows left out (like the filesystem store's `salvage`).
+   * @param sessionId - the session
+   */
+  async salvage(sessionId: string): Promise<{ readonly jsonl: string; readonly skippedLines: readonly number[] }> {
+    validateSessionId(sessionId);
+    const rows = await this.#db.query(`salvage session "${sessionId}"`, 'SELECT position, seq, body FROM troupe_session_events WHERE session_id = $1 ORDER BY position', [sessionId]);
+    const lines: string[] = [];
+    const skippedLines: number[] = [];
+    for (const row of rows) {
+      try {
+        lines.push(`${JSON.stringify(eventFromRow(sessionId, row))}\n`);
+      } catch {
+        skippedLines.push(Number(row.position) + 1);
+      }
+    }
+    return { jsonl: lines.join(''), skippedLines };
+  }
+
+  /**
    * Removes a session and its events (beyond the port, like the filesystem store's `delete`).
    * @returns false when it did not exist
    */

@@ -11,6 +11,7 @@ import { type PendingReply, StreamingExchange } from './StreamingExchange.js';
 import './chat-controls.css';
 import { StageList } from './StageList.js';
 import { useReplyStream } from './use-reply-stream.js';
+import { useLiveSessionVersion } from './use-live-session.js';
 
 interface Props {
   readonly sessionId: string;
@@ -69,6 +70,21 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
       if (!(e instanceof ApiFailure && e.status === 404)) setError(message(e));
     });
   }, [sessionId]);
+
+  // A turn another server ran on this session (PostgreSQL storage): re-read the messages, unless
+  // this chat's own turn is running (its result is added when it ends).
+  const liveVersion = useLiveSessionVersion(sessionId);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a new announcement triggers the re-read
+  useEffect(() => {
+    if (liveVersion === 0 || pending) return;
+    const shown = sessionId;
+    loadMessages(sessionId).then(
+      (list) => {
+        if (shownSession.current === shown) setMessages(list);
+      },
+      () => {},
+    );
+  }, [liveVersion]);
 
   // Scroll whenever new content arrives. Braces matter: newer browsers return a Promise from
   // scrollIntoView, and an effect must not return one.
