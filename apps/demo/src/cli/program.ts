@@ -6,6 +6,7 @@ import { registerServeCommand } from './commands/serve-command.js';
 import { registerSessionCommand } from './commands/session-command.js';
 import { registerStoryCommand } from './commands/story-command.js';
 import { registerTurnCommand } from './commands/turn-command.js';
+import { registerWorkspaceTransferCommands } from './commands/workspace-transfer-command.js';
 import { type CliContext, type GlobalOptions, withDemo } from './context.js';
 
 /**
@@ -34,6 +35,7 @@ export function buildProgram(context: CliContext): Command {
   registerStoryCommand(program, context);
   registerSessionCommand(program, context);
   registerPresetCommand(program, context);
+  registerWorkspaceTransferCommands(program, context);
   return program;
 }
 

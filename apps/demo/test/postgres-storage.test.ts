@@ -5,6 +5,9 @@ import { startThrowawayServer, type ThrowawayServer } from '@troupe/storage-post
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeDemo, type Demo } from '../src/compose.js';
 import { type RunningWebServer, startWebServer } from '../src/server/index.js';
+import { fsStorage } from '@troupe/storage-fs';
+import { postgresStorage } from '@troupe/storage-postgres';
+import { runCliCaptured } from './helpers.js';
 import { apiClient, freshId, playTurn } from './support/api-client.js';
 import { openSse } from './support/sse-reader.js';
 
@@ -63,6 +66,44 @@ describe.skipIf(skip)('two demo servers on one database (TROUPE_DATABASE_URL)', 
       await web.close();
       await demo.close();
       await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(skip)('export-workspace / import-workspace', () => {
+  it('moves a workspace from a data folder into the database and back, file for file', async () => {
+    const url = database?.url ?? '';
+    const source = await mkdtemp(join(tmpdir(), 'troupe-transfer-from-'));
+    const target = await mkdtemp(join(tmpdir(), 'troupe-transfer-to-'));
+    const db = postgresStorage({ connectionString: url });
+    try {
+      const id = freshId('moved');
+      expect((await runCliCaptured({}, '--data', source, 'story', 'create', id, '--name', '雾港')).code).toBe(0);
+      const created = await fsStorage({ root: source }).trees.read(id);
+      await fsStorage({ root: source }).trees.commit(id, { baseRevision: created.revision, writes: { 'outline.md': '# 大纲\n灯塔\n', 'characters/lia/persona.md': 'Lia' } });
+      const original = (await fsStorage({ root: source }).trees.read(id)).files;
+
+      const imported = await runCliCaptured({ TROUPE_DATABASE_URL: url }, 'import-workspace', id, '--from', source);
+      expect(imported.code).toBe(0);
+      expect(imported.text).toMatch(new RegExp(`imported ${id} \\(revision 2, \\d+ files\\)`));
+      const stripRevision = (files: Readonly<Record<string, string>>) => ({ ...files, 'manifest.json': JSON.parse(files['manifest.json'] ?? '{}').name });
+      expect(stripRevision((await db.trees.read(id)).files)).toEqual(stripRevision(original));
+      // Importing again would overwrite: refused, nothing written.
+      const again = await runCliCaptured({ TROUPE_DATABASE_URL: url }, 'import-workspace', id, '--from', source);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('TREE_EXISTS');
+
+      const exported = await runCliCaptured({ TROUPE_DATABASE_URL: url }, '--data', target, 'export-workspace', id);
+      expect(exported.code).toBe(0);
+      expect(stripRevision((await fsStorage({ root: target }).trees.read(id)).files)).toEqual(stripRevision(original));
+
+      const withoutDatabase = await runCliCaptured({}, 'export-workspace', id, '--to', target);
+      expect(withoutDatabase.code).toBe(1);
+      expect(withoutDatabase.stderr).toContain('TROUPE_DATABASE_URL');
+    } finally {
+      await db.close();
+      await rm(source, { recursive: true, force: true });
+      await rm(target, { recursive: true, force: true });
     }
   });
 });
