@@ -2,4 +2,4 @@
 // package's and any app's that runs its tests on real PostgreSQL).
 export { findPostgresBin } from './find-postgres.js';
 export { startThrowawayServer } from './throwaway-server.js';
-export type { ThrowawayServer } from './throwaway-server.js';
+export type { ThrowawayServer, ThrowawayServerOptions } from './throwaway-server.js';

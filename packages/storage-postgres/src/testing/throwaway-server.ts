@@ -23,13 +23,23 @@ function asServerUser(): { prefix: string[]; uid?: number; gid?: number } {
   return { prefix: ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--'], uid, gid };
 }
 
+/** Options of {@link startThrowawayServer}. */
+export interface ThrowawayServerOptions {
+  /**
+   * Keep PostgreSQL's durability settings (fsync, synchronous commit) as in production; default
+   * false (faster tests). Benchmarks set it, so numbers compare with a store that fsyncs.
+   */
+  readonly durable?: boolean;
+}
+
 /**
  * `initdb` into a fresh temp folder and `pg_ctl start` on a socket there (no TCP port, so
- * nothing collides with other servers on the machine). Durability settings are off: the data is
- * thrown away, and crash behaviour under test is the client's, not the disk's.
+ * nothing collides with other servers on the machine). Durability settings are off unless
+ * `durable`: the data is thrown away, and crash behaviour under test is the client's, not the disk's.
+ * @param options - `durable`
  * @throws {Error} naming what to install when no PostgreSQL binaries are found
  */
-export function startThrowawayServer(): ThrowawayServer {
+export function startThrowawayServer(options: ThrowawayServerOptions = {}): ThrowawayServer {
   const bin = findPostgresBin();
   if (!bin) {
     throw new Error(
@@ -46,7 +56,8 @@ export function startThrowawayServer(): ThrowawayServer {
   const data = join(dir, 'data');
   try {
     run('initdb', ['-D', data, '-U', 'troupe', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
-    const settings = [`-k ${dir}`, "-c listen_addresses=''", '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off', '-c max_connections=300'];
+    const fast = options.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'];
+    const settings = [`-k ${dir}`, "-c listen_addresses=''", ...fast, '-c max_connections=300'];
     run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', settings.join(' '), 'start']);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
