@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { type RunningWebServer, startWebServer } from '../src/server/index.js';
 import { fsStorage } from '@troupe/storage-fs';
 import { postgresStorage } from '@troupe/storage-postgres';
 import { runCliCaptured } from './helpers.js';
+import { CHROMIUM, launchBrowser } from './support/browser.js';
 import { apiClient, freshId, playTurn } from './support/api-client.js';
 import { openSse } from './support/sse-reader.js';
 
@@ -42,7 +44,7 @@ describe.skipIf(skip)('two demo servers on one database (TROUPE_DATABASE_URL)', 
     try {
       await live.next('ready');
       const messages = await playTurn(a.web.url, session, '你好，莉娅。');
-      const reply = (messages.at(-1)?.data as { reply: string }).reply;
+      const reply = (messages.at(-1)?.data as { reply: string } | undefined)?.reply ?? '';
       const announced = await live.next('events');
       expect(announced.data).toMatchObject({ lastId: expect.stringMatching(/^e\d+$/) });
       const onB = await apiClient(() => b.web.url)('GET', `/api/sessions/${session}/messages`);
@@ -52,6 +54,30 @@ describe.skipIf(skip)('two demo servers on one database (TROUPE_DATABASE_URL)', 
     }
     // Workspaces and sessions went to the database, not to either data folder.
     for (const { dataDir } of servers) expect(await readdir(dataDir)).not.toContain('sessions');
+  });
+
+  // The browser half needs Debian Chromium (the browser suites fail loudly without it).
+  it.runIf(existsSync(CHROMIUM) && process.env.TROUPE_SKIP_BROWSER_TESTS !== '1')("server B's open chat in Chromium shows a turn server A ran, without a reload", async () => {
+    const [a, b] = servers as [(typeof servers)[0], (typeof servers)[0]];
+    const session = freshId('browser-live');
+    const browser = await launchBrowser();
+    const errors: string[] = [];
+    browser.context.on('weberror', (error) => errors.push(error.error().message));
+    try {
+      const page = await browser.context.newPage();
+      const subscribed = page.waitForResponse((response) => response.url().endsWith(`/api/sessions/${session}/live`));
+      await page.goto(`${b.web.url}/#session=${session}`);
+      await page.getByTestId('chat-input').waitFor();
+      await subscribed;
+      const messages = await playTurn(a.web.url, session, '灯塔今晚亮吗？');
+      const reply = (messages.at(-1)?.data as { reply: string } | undefined)?.reply ?? '';
+      const shown = page.getByTestId('reply').last();
+      await shown.waitFor({ timeout: 10_000 });
+      await expect.poll(() => shown.textContent()).toContain(reply.slice(0, 12));
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('says unsupported on filesystem storage', async () => {

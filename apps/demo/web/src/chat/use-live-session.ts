@@ -16,6 +16,8 @@ export function useLiveSessionVersion(sessionId: string): number {
     const source = new EventSource(`/api/sessions/${encodeURIComponent(sessionId)}/live`);
     const bump = () => setVersion((value) => value + 1);
     source.addEventListener('events', bump);
+    // Subscribed (again, after a reconnect): a turn committed before that was not announced.
+    source.addEventListener('ready', bump);
     source.addEventListener('unsupported', () => source.close());
     return () => source.close();
   }, [sessionId]);
