@@ -19,6 +19,11 @@ export interface FsStorageOptions {
    * after a crash, a process on another host may break such a lock once its lease ran out.
    */
   readonly lockLeaseMs?: number;
+  /**
+   * How long a turn waits while another process runs a turn of the same session (default
+   * 600 000), before STORAGE_IO naming that process.
+   */
+  readonly turnLockTimeoutMs?: number;
 }
 
 /** The two stores sharing one root. */
@@ -53,6 +58,12 @@ export function fsStorage(options: FsStorageOptions = {}): FsStorage {
   return {
     root,
     trees: new FsTreeStore({ dir: join(root, TREES_FOLDER), fs, lockTimeoutMs: options.lockTimeoutMs, lockLeaseMs: options.lockLeaseMs }),
-    sessions: new FsSessionLog({ dir: join(root, 'sessions'), fs, lockTimeoutMs: options.lockTimeoutMs, lockLeaseMs: options.lockLeaseMs }),
+    sessions: new FsSessionLog({
+      dir: join(root, 'sessions'),
+      fs,
+      lockTimeoutMs: options.lockTimeoutMs,
+      lockLeaseMs: options.lockLeaseMs,
+      turnLockTimeoutMs: options.turnLockTimeoutMs,
+    }),
   };
 }

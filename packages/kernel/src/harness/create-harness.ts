@@ -18,6 +18,7 @@ import { TokenCounters } from '../budget/token-counter.js';
 import { HistoryCache } from '../turn/history-cache.js';
 import { finishCommittedTurn, finishCommittedTurnQuietly } from '../turn/finish-committed-turn.js';
 import { parseTurnInput, runTurn, type TurnServices } from '../turn/run-turn.js';
+import { withSessionTurnLock } from '../turn/session-turn-queue.js';
 import { resolveTurnLimits } from '../turn/turn-limits.js';
 import { KERNEL_VERSION } from '../version.js';
 import { type EditTurnRequest, editTurn, type RemoveTurnsRequest, removeTurns, type SelectStepRequest, selectStep } from '../turn/chat-controls.js';
@@ -183,6 +184,8 @@ class KernelHarness implements Harness {
   readonly #afterCommit: AbortController;
   // Turns of one session run in call order; different sessions run concurrently.
   readonly #sessionQueues = new Map<string, Promise<unknown>>();
+  // Aborted when close() starts: work still waiting for another process's turn lock gives up.
+  readonly #closed = new AbortController();
   #closing: Promise<void> | undefined;
 
   constructor(
@@ -207,50 +210,63 @@ class KernelHarness implements Harness {
     this.#assertOpen();
     const input = parseTurnInput(rawInput);
     // A committed turn whose postReview never finished (the process died) is finished first.
-    return this.#enqueue(input.sessionId, async () => {
-      await finishCommittedTurnQuietly(this.#services, input.sessionId, this.#services.afterCommit);
-      return runTurn(this.#services, input, options);
-    });
+    return this.#enqueue(
+      input.sessionId,
+      async (services) => {
+        await finishCommittedTurnQuietly(services, input.sessionId, services.afterCommit);
+        return runTurn(services, input, options);
+      },
+      options.signal,
+    );
   }
 
   finishCommittedTurn(sessionId: string): Promise<boolean> {
     if (this.#closing) return Promise.reject(new KernelError('KERNEL_HARNESS_CLOSED', 'This harness is closed; create a new one to finish turns'));
-    return this.#enqueue(sessionId, () => finishCommittedTurn(this.#services, sessionId, this.#services.afterCommit));
+    return this.#enqueue(sessionId, (services) => finishCommittedTurn(services, sessionId, services.afterCommit));
   }
 
   async continueTurn(request: ContinueTurnRequest, options: RunTurnOptions = {}): Promise<TurnResult> {
     this.#assertOpen();
     const sessionId = sessionOf(request);
-    return this.#enqueue(sessionId, async () => {
-      const { input, continuation } = await planContinuation(this.#services, request);
-      await finishCommittedTurnQuietly(this.#services, input.sessionId, this.#services.afterCommit);
-      return runTurn(this.#services, input, options, continuation);
-    });
+    return this.#enqueue(
+      sessionId,
+      async (services) => {
+        const { input, continuation } = await planContinuation(services, request);
+        await finishCommittedTurnQuietly(services, input.sessionId, services.afterCommit);
+        return runTurn(services, input, options, continuation);
+      },
+      options.signal,
+    );
   }
 
   async selectStep(request: SelectStepRequest): Promise<CommittedTurnRecord> {
     this.#assertOpen();
-    return this.#enqueue(sessionOf(request), () => selectStep(this.#services, request));
+    return this.#enqueue(sessionOf(request), (services) => selectStep(services, request));
   }
 
   async editTurn(request: EditTurnRequest): Promise<CommittedTurnRecord> {
     this.#assertOpen();
-    return this.#enqueue(sessionOf(request), () => editTurn(this.#services, request));
+    return this.#enqueue(sessionOf(request), (services) => editTurn(services, request));
   }
 
   async removeTurns(request: RemoveTurnsRequest): Promise<string[]> {
     this.#assertOpen();
-    return this.#enqueue(sessionOf(request), () => removeTurns(this.#services, request));
+    return this.#enqueue(sessionOf(request), (services) => removeTurns(services, request));
   }
 
   #assertOpen(): void {
     if (this.#closing) throw new KernelError('KERNEL_HARNESS_CLOSED', 'This harness is closed; create a new one to run turns');
   }
 
-  /** Runs `work` after everything queued on the session (turns and chat controls alike, in call order). */
-  #enqueue<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` after everything queued on the session in this harness (turns and chat controls
+   * alike, in call order), holding the session's turn lock when the store has one: then other
+   * processes on the same store wait too (see `session-turn-lock.ts`).
+   * @param signal - cancels the wait for another process's turn (the caller's; close() cancels it too)
+   */
+  #enqueue<T>(sessionId: string, work: (services: TurnServices) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const previous = this.#sessionQueues.get(sessionId) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(work);
+    const run = previous.catch(() => {}).then(() => withSessionTurnLock(this.#services, sessionId, work, signal ? [signal, this.#closed.signal] : [this.#closed.signal]));
     const settled = run.catch(() => {});
     this.#sessionQueues.set(sessionId, settled);
     void settled.then(() => {
@@ -289,6 +305,7 @@ class KernelHarness implements Harness {
 
   close(options: Parameters<Harness['close']>[0] = {}): Promise<void> {
     this.#closing ??= (async () => {
+      this.#closed.abort(new KernelError('KERNEL_HARNESS_CLOSED', 'The harness closed while this work waited for the session (another process was running a turn of it)'));
       await this.#drainTurns(options.timeoutMs);
       await this.#background.close(options);
       for (const callback of [...this.#closeCallbacks].reverse()) {

@@ -15,3 +15,4 @@ export {
 } from '../ports/tree-rules.js';
 export { SESSION_ID_PATTERN, validateEventKey, validateNewEvent, validateNewEvents, validateSessionId } from '../ports/session-log.js';
 export { parseExport } from '../ports/session-export.js';
+export { hasSessionTurnLock } from '../ports/session-turn-lock.js';

@@ -10,6 +10,8 @@ import {
   validateNewEvents,
   validateSessionId,
 } from '../ports/session-log.js';
+import type { HeldSessionTurn, LockSessionTurnOptions, SessionTurnLock } from '../ports/session-turn-lock.js';
+import { MemoryTurnLocks } from './memory-turn-locks.js';
 
 interface MemorySession {
   readonly events: SessionEvent[];
@@ -20,11 +22,17 @@ interface MemorySession {
 
 /**
  * An in-memory {@link SessionLog} with the same semantics as the on-disk one (it passes the same
- * contract suite). Events are deep-copied through JSON on the way in and out, so callers can't
- * mutate what is stored — just as with a real log.
+ * contract suites). Events are deep-copied through JSON on the way in and out, so callers can't
+ * mutate what is stored — just as with a real log. Also a {@link SessionTurnLock}: harnesses
+ * sharing one log run the turns of a session one at a time, as processes sharing a disk do.
  */
-export class MemorySessionLog implements SessionLog {
+export class MemorySessionLog implements SessionLog, SessionTurnLock {
   readonly #sessions = new Map<string, MemorySession>();
+  readonly #turnLocks = new MemoryTurnLocks();
+
+  lockSessionTurn<T>(sessionId: string, work: (turn: HeldSessionTurn) => Promise<T>, options?: LockSessionTurnOptions): Promise<T> {
+    return this.#turnLocks.lockSessionTurn(sessionId, work, options);
+  }
 
   async append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {
     validateSessionId(sessionId);

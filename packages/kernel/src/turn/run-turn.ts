@@ -13,6 +13,7 @@ import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelRegistry }
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { SessionLog } from '../ports/session-log.js';
+import type { HeldSessionTurn } from '../ports/session-turn-lock.js';
 import type { HistoryCache } from './history-cache.js';
 import type { TokenCounters } from '../budget/token-counter.js';
 import { contextKeys } from '../context-keys.js';
@@ -44,6 +45,8 @@ export interface TurnServices {
    */
   readonly afterCommit: AbortSignal;
   readonly limits: TurnLimits;
+  /** The session's turn lock while this turn holds it (stores that serialise turns across processes). */
+  readonly heldTurn?: HeldSessionTurn;
 }
 
 /**
@@ -143,6 +146,8 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
 
     const actorText = continuation ? continuation.reply + actor.text : actor.text;
     const reviewed = await runWaterfall(services.hooks.get('review'), { text: actorText }, state, services.runner);
+    // Another process may own the session now (our lease ran out while we stalled): never commit beside it.
+    await services.heldTurn?.assertHeld(`committing turn "${turnId}" of session "${input.sessionId}"`);
     // From here on the turn commits: the deadline no longer applies (never half-committed).
     deadline.disarm();
     if (signal.aborted) throw abortReason(signal);

@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import { KernelStorageError } from '@troupe/kernel';
+import { abortReason } from '@troupe/kernel/util';
 import { writeFully } from './atomic-write.js';
 import { DEFAULT_LEASE_MS, isLockStale, type LockSnapshot, leaseExpiresAt, markHeld, newLockOwner, readLock } from './lock-owner.js';
 import { CREATE_EXCLUSIVE, errorCode, type StorageFs } from './storage-fs.js';
@@ -21,6 +22,13 @@ export interface FileLockOptions {
   readonly leaseMs?: number;
   /** Called when the lock's directory does not exist (e.g. the tree was deleted). */
   readonly onMissing: () => Error;
+  /** Cancels the wait for a live holder: rejects with the signal's reason, nothing held. */
+  readonly signal?: AbortSignal;
+  /**
+   * Longest pause between two attempts (default 16 ms, right for commits that take a few ms);
+   * locks held for seconds (a whole turn) poll less often.
+   */
+  readonly maxPauseMs?: number;
 }
 
 /** The lock as seen by the critical section. */
@@ -90,6 +98,7 @@ export async function withFileLock<T>(fs: StorageFs, lockPath: string, options: 
 async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions, body: Buffer): Promise<number> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (let attempt = 0; ; attempt++) {
+    if (options.signal?.aborted) throw abortReason(options.signal);
     // Write the owner into a temp, then link() it to the lock name: the lock appears complete
     // or not at all, so a holder killed mid-acquire never leaves an ownerless lock behind.
     const temp = join(dirname(lockPath), tempName());
@@ -116,7 +125,7 @@ async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions
     if (await breakIfStale(fs, lockPath)) continue;
     if (Date.now() > deadline) throw await heldTooLong(fs, lockPath, options.timeoutMs ?? 30_000);
     // Back off 1–16 ms with jitter: commits take a few ms, so this keeps 8 writers fair.
-    await sleep(Math.min(16, 1 + attempt) * (0.5 + Math.random()));
+    await sleep(Math.min(options.maxPauseMs ?? 16, 1 + attempt) * (0.5 + Math.random()), options.signal);
   }
 }
 
@@ -207,6 +216,15 @@ async function unreadableForTooLong(fs: StorageFs, lockPath: string): Promise<bo
   return true;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`, or at once when `signal` aborts (the caller's loop then throws its reason). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

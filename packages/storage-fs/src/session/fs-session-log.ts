@@ -1,4 +1,4 @@
-import type { EventKey, NewSessionEvent, ReadEventsOptions, SessionEvent, SessionLog } from '@troupe/kernel';
+import type { EventKey, HeldSessionTurn, LockSessionTurnOptions, NewSessionEvent, ReadEventsOptions, SessionEvent, SessionLog, SessionTurnLock } from '@troupe/kernel';
 import { validateEventKey, validateNewEvents, validateSessionId } from '@troupe/kernel/storage';
 import { asIoError, writeFully } from '../fs/atomic-write.js';
 import { readFileBytes } from '../fs/read-file.js';
@@ -9,6 +9,7 @@ import { LockedSessions } from './locked-sessions.js';
 import { branchSession, exportSession, importSession } from './session-copy.js';
 import { deleteSessionFolder, salvageSession } from './session-rescue.js';
 import { eventNotFound, IndexMismatch } from './session-errors.js';
+import { FsSessionTurnLocks } from './session-turn-locks.js';
 
 /** Options for {@link FsSessionLog}. */
 export interface FsSessionLogOptions {
@@ -23,22 +24,44 @@ export interface FsSessionLogOptions {
    * after a crash, a process on another host may break such a lock once its lease ran out.
    */
   readonly lockLeaseMs?: number;
+  /**
+   * How long a turn waits while another process runs a turn of the same session, before
+   * STORAGE_IO naming that process (default 600 000: a slow model's whole turn).
+   */
+  readonly turnLockTimeoutMs?: number;
 }
 
 /**
  * A {@link SessionLog} as JSON Lines on disk: `<dir>/<id>/events.jsonl` (one fsync'ed append per
  * batch; a torn last line is truncated on open), `session.json` for branches/imports, and an
  * index (in memory, persisted as `index.jsonl`) so `findLatest` reads one line instead of the
- * file, even in a fresh process. Passes the contract suite.
+ * file, even in a fresh process. Also a {@link SessionTurnLock}: processes sharing the folder run
+ * the turns of a session one at a time (`sessions/.turn-locks/<id>.lock`). Passes the contract suites.
  */
-export class FsSessionLog implements SessionLog {
+export class FsSessionLog implements SessionLog, SessionTurnLock {
   readonly #options: FsSessionLogOptions;
   readonly #sessions: LockedSessions;
+  readonly #turnLocks: FsSessionTurnLocks;
 
   /** @param options - where sessions live and which fs layer to use */
   constructor(options: FsSessionLogOptions) {
     this.#options = options;
     this.#sessions = new LockedSessions(options);
+    this.#turnLocks = new FsSessionTurnLocks({ dir: options.dir, fs: options.fs, timeoutMs: options.turnLockTimeoutMs, leaseMs: options.lockLeaseMs });
+  }
+
+  /**
+   * Runs `work` (a turn) holding the session's cross-process turn lock; the harness calls it
+   * around every turn. A holder that dies releases it (see `withFileLock`).
+   * @param sessionId - the session (it need not exist yet)
+   * @param work - the turn
+   * @param options - `signal` cancels the wait
+   * @returns what `work` returns
+   * @throws {KernelStorageError} SESSION_INVALID_ID, STORAGE_IO (waited past `turnLockTimeoutMs`,
+   * naming the holder; or a disk failure); the signal's reason when cancelled
+   */
+  lockSessionTurn<T>(sessionId: string, work: (turn: HeldSessionTurn) => Promise<T>, options?: LockSessionTurnOptions): Promise<T> {
+    return this.#turnLocks.lockSessionTurn(sessionId, work, options);
   }
 
   /**
