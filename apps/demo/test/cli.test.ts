@@ -69,11 +69,25 @@ describe('demo CLI', () => {
     const events = exported.split('\n').map((line) => JSON.parse(line) as { id: string; type: string });
     const firstCommit = events.find((event) => event.type === 'kernel/turn-committed');
     expect(firstCommit).toBeDefined();
-    expect((await cli('session', 'branch', 'talk', '--at', firstCommit?.id ?? '', '--to', 'talk-branch')).code).toBe(0);
+    const branchRun = await cli('session', 'branch', 'talk', '--at', firstCommit?.id ?? '', '--to', 'talk-branch');
+    expect(branchRun.code).toBe(0);
+    // No requirement was stated before the branch point: nothing to fork, nothing said about DIO.
+    expect(branchRun.text).toBe(`branched talk at ${firstCommit?.id} into talk-branch`);
     const branched = (await cli('session', 'export', 'talk-branch')).text.split('\n');
     expect(branched.filter((line) => line.includes('kernel/turn-committed'))).toHaveLength(1);
     const out = join(dir, 'talk.jsonl');
     expect((await cli('session', 'export', 'talk', '--out', out)).text).toContain(`to ${out}`);
+  });
+
+  it('a branch keeps the lasting requirements its branch point had (the DIO conversation is forked)', async () => {
+    await cli('turn', '--session', 'vow', '--text', '从现在起莉娅都用短句回答，少用比喻。');
+    const events = (await cli('session', 'export', 'vow')).text.split('\n').map((line) => JSON.parse(line) as { id: string; type: string });
+    expect(events.map((event) => event.type)).toContain('dio/task-terminal');
+    const branched = await cli('session', 'branch', 'vow', '--at', events.at(-1)?.id ?? '', '--to', 'vow-branch');
+    expect(branched.text).toContain('DIO requirements for');
+    expect(branched.text).toContain('1 carried over');
+    const copy = (await cli('session', 'export', 'vow-branch')).text.split('\n').map((line) => JSON.parse(line) as { type: string; data: { keptRequestIds?: string[] } });
+    expect(copy.at(-1)).toMatchObject({ type: 'dio/conversation-forked', data: { keptRequestIds: [expect.stringMatching(/:dio$/)] } });
   });
 
   it('reports bad input with a code and a non-zero exit, losing nothing', async () => {

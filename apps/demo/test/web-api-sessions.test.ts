@@ -102,7 +102,12 @@ describe('DIO view', () => {
     const revoked = await api('DELETE', `/api/sessions/${session}/dio/requirements/${requirementId}`);
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ ok: true, promptChanged: true });
-    expect((await api('GET', `/api/sessions/${session}/dio`)).body.requirements).toEqual([]);
+    const afterRevoke = (await api('GET', `/api/sessions/${session}/dio`)).body;
+    expect(afterRevoke.requirements).toEqual([]);
+    // The revocation is part of the session's story: recorded in its log and shown in the view.
+    expect(afterRevoke.changes).toEqual([expect.objectContaining({ kind: 'revoked', requirementId, text: '从现在起莉娅都用短句回答，少用比喻。' })]);
+    const logged = (await api('GET', `/api/sessions/${session}/export`)).text.split('\n').filter((line) => line.includes('dio/requirement-revoked'));
+    expect(logged).toHaveLength(1);
     expectError(await api('DELETE', `/api/sessions/${session}/dio/requirements/${requirementId}`), 404, 'REQUIREMENT_NOT_FOUND');
     expectError(await api('DELETE', `/api/sessions/${session}/dio/requirements/bad%20id`), 400, 'INVALID_ID');
   });

@@ -1,7 +1,7 @@
 import { formatIssues } from '@troupe/kernel';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DIO_ID_PATTERN } from '@troupe/plugin-dio';
+import { DioUserIdSchema } from '@troupe/plugin-dio';
 import * as z from 'zod';
 
 /** The service's configuration, read from the environment by {@link readConfig}. */
@@ -64,11 +64,13 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
   const values = parsed.data;
   const tokens = new Map<string, string>();
   for (const pair of values.DIO_TOKENS.split(',').map((entry) => entry.trim()).filter(Boolean)) {
-    const separator = pair.lastIndexOf(':');
+    // Tokens never contain ":", so the first one separates: the user id may hold ":" and spaces
+    // (any user id the kernel accepts, except "," which separates entries).
+    const separator = pair.indexOf(':');
     const token = pair.slice(0, separator);
     const userId = pair.slice(separator + 1);
-    if (separator <= 0 || !TokenPattern.test(token) || !DIO_ID_PATTERN.test(userId)) {
-      throw new ConfigError(`Invalid DIO_TOKENS entry #${tokens.size + 1}: use "token:userId" (token 8–512 printable characters, userId an id)`);
+    if (separator <= 0 || !TokenPattern.test(token) || !DioUserIdSchema.safeParse(userId).success) {
+      throw new ConfigError(`Invalid DIO_TOKENS entry #${tokens.size + 1}: use "token:userId" (token 8–512 printable characters without "," or ":", userId 1–256 characters without ",")`);
     }
     if (tokens.has(token)) throw new ConfigError(`DIO_TOKENS lists the same token twice (entry #${tokens.size + 1})`);
     tokens.set(token, userId);

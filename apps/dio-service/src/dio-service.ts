@@ -46,6 +46,29 @@ export interface ChangeOutcome {
   readonly version: Version | undefined;
 }
 
+/** What `revoke` removed, so the client can record it (text and request id) in its session log. */
+export interface RevokeOutcome extends ChangeOutcome {
+  readonly revoked: Pick<Requirement, 'id' | 'text' | 'requestId'>;
+}
+
+/** Body of `POST /v1/director/conversations/fork`. */
+export interface ForkRequest {
+  readonly userId: string;
+  readonly targetPromptId: string;
+  /** The RP conversation forked from (the parent session). */
+  readonly fromConversationId: string;
+  /** The new RP conversation (the branched session); must not have requirements yet. */
+  readonly toConversationId: string;
+  /** Keep only the source's requirements submitted with these request ids (default: all active). */
+  readonly keepRequestIds?: readonly string[];
+}
+
+/** The outcome of a fork: the requirements the new conversation starts with and its version. */
+export interface ForkOutcome {
+  readonly requirements: readonly Pick<Requirement, 'id' | 'text' | 'requestId'>[];
+  readonly version: Version | undefined;
+}
+
 /**
  * The reference DIO service's behaviour, independent of HTTP: accept requirements as async tasks
  * (`processing → succeeded | failed | timed_out`), compile complete character prompts, keep
@@ -88,7 +111,8 @@ export class DioService {
    * Accepts a requirement as a task (idempotent per request id) and starts it.
    * @param authUser - the user the bearer token belongs to
    * @param request - the validated body
-   * @throws {ServiceError} FORBIDDEN, INVALID_REQUEST, PROMPT_NOT_FOUND, REQUEST_ID_CONFLICT
+   * @throws {ServiceError} FORBIDDEN (another user's id in the body), INVALID_REQUEST, PROMPT_NOT_FOUND,
+   * REQUEST_ID_CONFLICT (the caller reused one of their own request ids with other content)
    */
   async schedule(authUser: string, request: ScheduleRequest): Promise<Acceptance> {
     if (request.userId !== authUser) throw new ServiceError(403, 'FORBIDDEN', 'You may only submit requirements for your own user');
@@ -104,9 +128,9 @@ export class DioService {
       taskMessageId: request.messageId,
       requestId: request.requestId,
     };
-    const existing = await this.#store.readTask(request.requestId);
+    // Tasks are the caller's own: another user's task with this request id is neither seen nor in the way.
+    const existing = await this.#store.readTask(authUser, request.requestId);
     if (existing) {
-      if (existing.userId !== authUser) throw new ServiceError(403, 'FORBIDDEN', 'This request id belongs to another user');
       const same =
         existing.message === request.message &&
         existing.rpConversationId === request.rpConversationId &&
@@ -135,13 +159,13 @@ export class DioService {
   }
 
   /**
-   * A task's status, for its owner only.
-   * @throws {ServiceError} TASK_NOT_FOUND, FORBIDDEN
+   * The status of the caller's task with this request id. Another user's task of the same id is
+   * answered exactly like no task at all, so nothing about it leaks.
+   * @throws {ServiceError} TASK_NOT_FOUND
    */
   async task(authUser: string, requestId: string): Promise<TaskView> {
-    const task = await this.#store.readTask(requestId);
+    const task = await this.#store.readTask(authUser, requestId);
     if (!task) throw new ServiceError(404, 'TASK_NOT_FOUND', `No task for request "${requestId}"`);
-    if (task.userId !== authUser) throw new ServiceError(403, 'FORBIDDEN', 'This task belongs to another user');
     const { status, promptChanged, sourceVersionId, compiledPromptSha256, errorCode, errorMessage } = task;
     return { requestId, status, promptChanged, sourceVersionId, compiledPromptSha256, errorCode, errorMessage };
   }
@@ -167,15 +191,56 @@ export class DioService {
    * Revokes one requirement and recompiles.
    * @throws {ServiceError} FORBIDDEN, REQUIREMENT_NOT_FOUND, PROMPT_NOT_FOUND
    */
-  async revoke(authUser: string, query: ConversationQuery, requirementId: string, signal: AbortSignal): Promise<ChangeOutcome> {
+  async revoke(authUser: string, query: ConversationQuery, requirementId: string, signal: AbortSignal): Promise<RevokeOutcome> {
     if (query.userId !== authUser) throw new ServiceError(403, 'FORBIDDEN', 'You may only change your own requirements');
-    let outcome: ChangeOutcome = { promptChanged: false, version: undefined };
+    let outcome: RevokeOutcome | undefined;
     await this.#store.updateConversation(query, async (state) => {
       const removed = state?.requirements.find((requirement) => requirement.id === requirementId);
       if (!state || !removed) throw new ServiceError(404, 'REQUIREMENT_NOT_FOUND', `No active requirement "${requirementId}"`);
       const requirements = state.requirements.filter((requirement) => requirement !== removed);
       const next = await this.#recompile(state, requirements, { added: [], removed: [{ id: removed.id, text: removed.text }] }, `revoke-${requirementId}`, signal);
-      outcome = next.outcome;
+      outcome = { ...next.outcome, revoked: { id: removed.id, text: removed.text, requestId: removed.requestId } };
+      return next.state;
+    });
+    if (!outcome) throw new ServiceError(404, 'REQUIREMENT_NOT_FOUND', `No active requirement "${requirementId}"`);
+    return outcome;
+  }
+
+  /**
+   * Forks a conversation for a branched RP session: the new conversation starts with the source's
+   * active requirements (those in `keepRequestIds`, when given: the ones the branch point had) and
+   * a compiled version of them. Idempotent: forking again into a conversation that already holds
+   * exactly those requirements answers the same; one holding anything else is a conflict.
+   * @throws {ServiceError} FORBIDDEN, CONVERSATION_EXISTS (409), PROMPT_NOT_FOUND
+   */
+  async fork(authUser: string, request: ForkRequest, signal: AbortSignal): Promise<ForkOutcome> {
+    if (request.userId !== authUser) throw new ServiceError(403, 'FORBIDDEN', 'You may only fork your own conversations');
+    if (request.fromConversationId === request.toConversationId) throw new ServiceError(400, 'INVALID_REQUEST', 'A conversation cannot be forked into itself');
+    const source = await this.#store.readConversation(authUser, request.fromConversationId, request.targetPromptId);
+    const keep = request.keepRequestIds === undefined ? undefined : new Set(request.keepRequestIds);
+    const kept = (source?.requirements ?? []).filter((requirement) => keep === undefined || keep.has(requirement.requestId));
+    const key = { userId: authUser, rpConversationId: request.toConversationId, targetPromptId: request.targetPromptId };
+    let outcome: ForkOutcome = { requirements: [], version: undefined };
+    await this.#store.updateConversation(key, async (current) => {
+      // Request ids are derived from turn ids, so two conversations may share one: compare the texts too.
+      const signature = (list: readonly Requirement[]) => JSON.stringify(list.map((requirement) => [requirement.requestId, requirement.text]));
+      const sameSet = signature(current?.requirements ?? []) === signature(kept);
+      if (current && current.requirements.length > 0) {
+        if (!sameSet) throw new ServiceError(409, 'CONVERSATION_EXISTS', `Conversation "${request.toConversationId}" already has other requirements; fork into a new one`);
+        outcome = { requirements: current.requirements, version: current.versions.at(-1) };
+        return current;
+      }
+      const fresh: ConversationState = { ...key, nextRequirement: source?.nextRequirement ?? 1, nextSource: 1, requirements: [], versions: [] };
+      if (kept.length === 0) return current ?? fresh;
+      const latest = source?.versions.at(-1);
+      if (source && latest && kept.length === source.requirements.length) {
+        // Everything carried over: the source's latest compilation is exactly this set.
+        const version: Version = { ...latest, versionId: 'v1', sourceVersionId: 's1', changeset: { added: kept.map(({ id, text }) => ({ id, text })), removed: [] }, createdAt: this.#now() };
+        outcome = { requirements: kept, version };
+        return { ...fresh, requirements: kept, nextSource: 2, versions: [version] };
+      }
+      const next = await this.#recompile(fresh, kept, { added: kept.map(({ id, text }) => ({ id, text })), removed: [] }, `fork-${request.toConversationId}`, signal);
+      outcome = { requirements: kept, version: next.outcome.version };
       return next.state;
     });
     return outcome;

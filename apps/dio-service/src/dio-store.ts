@@ -18,7 +18,8 @@ export class CorruptRecordError extends Error {
 
 /**
  * The service's durable state on a {@link TreeStore}: one tree per base prompt, per
- * (user, RP conversation, target prompt) and per task. Tree ids are hashes of the real ids, so
+ * (user, RP conversation, target prompt) and per (user, request id) task — two users may send the
+ * same request id (the same RP turn id) without ever seeing or blocking each other's task. Tree ids are hashes of the real ids, so
  * any valid wire id maps to a valid tree id and nothing user-chosen reaches a path. Every
  * read-modify-write runs under a per-tree lock and commits on the revision it read.
  */
@@ -58,14 +59,24 @@ export class DioStore {
     return this.#write(id, 'state.json', async () => update(await this.#read(id, 'state.json', ConversationStateSchema)));
   }
 
-  /** Reads a task by its request id. */
-  readTask(requestId: string): Promise<TaskRecord | undefined> {
-    return this.#read(treeId('task', requestId), 'task.json', TaskRecordSchema);
+  /**
+   * Reads one user's task by its request id. A task stored by an older version (keyed by the
+   * request id alone) is found too, but only by the user it belongs to.
+   */
+  async readTask(userId: string, requestId: string): Promise<TaskRecord | undefined> {
+    const task = await this.#read(taskTree(userId, requestId), 'task.json', TaskRecordSchema);
+    if (task) return task;
+    const legacy = await this.#read(treeId('task', requestId), 'task.json', TaskRecordSchema);
+    return legacy?.userId === userId ? legacy : undefined;
   }
 
-  /** Creates or replaces a task record. */
-  writeTask(task: TaskRecord): Promise<TaskRecord> {
-    return this.#write(treeId('task', task.requestId), 'task.json', () => task);
+  /** Creates or replaces a task record (under its (user, request id) key; an older copy keyed by the request id alone is removed). */
+  async writeTask(task: TaskRecord): Promise<TaskRecord> {
+    const written = await this.#write(taskTree(task.userId, task.requestId), 'task.json', () => task);
+    const legacyId = treeId('task', task.requestId);
+    const legacy = await this.#read(legacyId, 'task.json', TaskRecordSchema).catch(() => undefined);
+    if (legacy?.userId === task.userId) await this.#locked(legacyId, () => this.#trees.delete(legacyId));
+    return written;
   }
 
   /** Every task still `processing` (to resume after a restart). */
@@ -127,6 +138,10 @@ export class DioStore {
 
 function treeId(kind: 'prompt' | 'task' | 'conv', ...parts: string[]): string {
   return `${kind}-${createHash('sha256').update(parts.join('\u0000'), 'utf8').digest('hex').slice(0, 40)}`;
+}
+
+function taskTree(userId: string, requestId: string): string {
+  return treeId('task', userId, requestId);
 }
 
 function conversationTree(userId: string, rpConversationId: string, targetPromptId: string): string {

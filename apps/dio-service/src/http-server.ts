@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { timingSafeEqual } from 'node:crypto';
 import { describeError } from '@troupe/kernel/util';
 import { formatIssues, type Logger, silentLogger } from '@troupe/kernel';
-import { DIO_ID_PATTERN, ScheduleRequestSchema } from '@troupe/plugin-dio';
+import { DIO_ID_PATTERN, DioUserIdSchema, ScheduleRequestSchema } from '@troupe/plugin-dio';
 import * as z from 'zod';
 import type { ConversationQuery, DioService } from './dio-service.js';
 import { basePromptFromCard, CardCharacterSchema } from './card-prompt.js';
@@ -25,15 +25,27 @@ const PromptBodySchema = z.union([
   z.object({ content: z.string().min(1).max(50_000), characterName: z.string().min(1).max(200).optional() }).strict(),
   z.object({ character: CardCharacterSchema, user: z.string().min(1).max(200).optional() }).strict(),
 ]);
-const QuerySchema = z.object({ userId: z.string().regex(DIO_ID_PATTERN), conversationId: z.string().regex(DIO_ID_PATTERN), targetPromptId: z.string().regex(DIO_ID_PATTERN) });
+const ForkBodySchema = z
+  .object({
+    userId: DioUserIdSchema,
+    targetPromptId: z.string().regex(DIO_ID_PATTERN),
+    fromConversationId: z.string().regex(DIO_ID_PATTERN),
+    toConversationId: z.string().regex(DIO_ID_PATTERN),
+    keepRequestIds: z.array(z.string().regex(DIO_ID_PATTERN)).max(10_000).optional(),
+  })
+  .strict();
+const QuerySchema = z.object({ userId: DioUserIdSchema, conversationId: z.string().regex(DIO_ID_PATTERN), targetPromptId: z.string().regex(DIO_ID_PATTERN) });
 
 /**
  * The reference service's HTTP API on `node:http`:
  * - `POST /v1/chat` — submit a requirement (202 acceptance)
- * - `GET /v1/director/tasks/by-request/{requestId}` — task status
+ * - `GET /v1/director/tasks/by-request/{requestId}` — the caller's task with that request id (another
+ *   user's task of the same id is invisible: 404)
  * - `GET /v1/director/active-prompt?userId&conversationId&targetPromptId` — latest version (404 = none)
  * - `GET /v1/director/requirements?userId&conversationId&targetPromptId` — active requirements
  * - `DELETE /v1/director/requirements/{requirementId}?userId&conversationId&targetPromptId` — revoke + recompile
+ * - `POST /v1/director/conversations/fork` — `{userId, targetPromptId, fromConversationId, toConversationId, keepRequestIds?}`:
+ *   a branched RP session's conversation starts with the source's (kept) requirements
  * - `PUT /v1/prompts/{targetPromptId}` (admin token) — register a base prompt `{content, characterName?}`,
  *   or a card's fields `{character: {name, nickname?, description?, personality?, scenario?}, user?}`
  *   (rendered into the character's full definition)
@@ -95,6 +107,16 @@ export function createDioServer(service: DioService, options: DioServerOptions):
       return send(response, 200, {
         ok: true,
         promptChanged: outcome.promptChanged,
+        revoked: outcome.revoked,
+        ...(version ? { versionId: version.versionId, sourceVersionId: version.sourceVersionId, compiledPromptSha256: version.compiledPromptSha256 } : {}),
+      });
+    }
+    if (method === 'POST' && url.pathname === '/v1/director/conversations/fork') {
+      const outcome = await service.fork(user, parseBody(ForkBodySchema, await readJson(request, maxBody)), signal);
+      const version = outcome.version;
+      return send(response, 200, {
+        ok: true,
+        requirements: outcome.requirements.map(({ id, text, requestId }) => ({ id, text, requestId })),
         ...(version ? { versionId: version.versionId, sourceVersionId: version.sourceVersionId, compiledPromptSha256: version.compiledPromptSha256 } : {}),
       });
     }

@@ -1,4 +1,4 @@
-import { DIO_ID_PATTERN } from '@troupe/plugin-dio';
+import { DIO_ID_PATTERN, DioUserIdSchema } from '@troupe/plugin-dio';
 import * as z from 'zod';
 
 const id = z.string().regex(DIO_ID_PATTERN);
@@ -34,7 +34,7 @@ export type Version = z.infer<typeof VersionSchema>;
 
 /** Everything the service keeps for one (user, RP conversation, target prompt). */
 export const ConversationStateSchema = z.object({
-  userId: id,
+  userId: DioUserIdSchema,
   rpConversationId: id,
   targetPromptId: id,
   nextRequirement: z.number().int().positive(),
@@ -50,7 +50,7 @@ export const TaskRecordSchema = z.object({
   requestId: id,
   messageId: id,
   conversationId: id,
-  userId: id,
+  userId: DioUserIdSchema,
   rpConversationId: id,
   targetPromptId: id,
   message: z.string().min(1),

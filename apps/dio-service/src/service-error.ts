@@ -12,6 +12,7 @@ export type ServiceErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'METHOD_NOT_ALLOWED'
   | 'REQUEST_ID_CONFLICT'
+  | 'CONVERSATION_EXISTS'
   | 'INTERNAL';
 
 /** An error the HTTP layer turns into `{ok:false, error:{code, message}}` with `status`. */

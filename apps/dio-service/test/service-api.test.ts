@@ -83,7 +83,7 @@ describe('reference DIO service', () => {
     await expect(schedule(client, 't1', 'something else')).rejects.toMatchObject({ code: 'DIO_HTTP_PERMANENT', status: 409 });
   });
 
-  it('never lets a user read or change another user’s prompts, tasks or requirements (403)', async () => {
+  it('never lets a user read or change another user’s prompts or requirements (403), nor see their tasks (404)', async () => {
     running = await startTestService();
     await registerLia(running.url);
     const client = new DioClient(running.url, 2_000);
@@ -92,10 +92,13 @@ describe('reference DIO service', () => {
     expect((await call(running.url, 'GET', `/v1/director/active-prompt${query('alice')}`, bob)).status).toBe(403);
     expect((await call(running.url, 'GET', `/v1/director/requirements${query('alice')}`, bob)).status).toBe(403);
     expect((await call(running.url, 'DELETE', `/v1/director/requirements/r1${query('alice')}`, bob)).status).toBe(403);
-    expect((await call(running.url, 'GET', '/v1/director/tasks/by-request/t1%3Adio', bob)).status).toBe(403);
-    // Submitting as alice with bob's token, or reusing alice's request id as bob.
+    // Alice's task is answered to bob exactly like a task that does not exist.
+    const hidden = await call(running.url, 'GET', '/v1/director/tasks/by-request/t1%3Adio', bob);
+    const missing = await call(running.url, 'GET', '/v1/director/tasks/by-request/t404%3Adio', bob);
+    expect(hidden.status).toBe(404);
+    expect(hidden.json.error.code).toBe(missing.json.error.code);
+    // Submitting as alice with bob's token.
     await expect(schedule(client, 't9', REQUIREMENT, 'alice', bob)).rejects.toMatchObject({ status: 403 });
-    await expect(schedule(client, 't1', REQUIREMENT, 'bob', bob)).rejects.toMatchObject({ status: 403 });
     // Bob's own view is empty, and alice's data is unchanged.
     expect((await call(running.url, 'GET', `/v1/director/active-prompt${query('bob')}`, bob)).status).toBe(404);
     expect((await call(running.url, 'GET', `/v1/director/requirements${query('alice')}`, TOKENS.alice)).json.requirements).toHaveLength(1);

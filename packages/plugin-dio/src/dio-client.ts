@@ -10,6 +10,10 @@ import {
   ActivePromptSchema,
   type DioTaskStatus,
   deriveDioIds,
+  type ForkResult,
+  ForkResultSchema,
+  type RevokeResult,
+  RevokeResultSchema,
   ScheduleRequestSchema,
   TaskStatusSchema,
 } from './wire.js';
@@ -71,6 +75,19 @@ export interface ActivePromptQuery {
   readonly userId: string;
   readonly rpConversationId: string;
   readonly targetPromptId: string;
+  readonly userAuthorization?: string;
+}
+
+/** Which conversation to fork into which (see {@link DioClient.forkConversation}). */
+export interface ForkConversationInput {
+  readonly userId: string;
+  readonly targetPromptId: string;
+  /** The parent RP conversation. */
+  readonly fromRpConversationId: string;
+  /** The branched RP conversation. */
+  readonly toRpConversationId: string;
+  /** Keep only the requirements submitted with these DIO request ids (those the branch point had). */
+  readonly keepRequestIds?: readonly string[];
   readonly userAuthorization?: string;
 }
 
@@ -228,7 +245,7 @@ export class DioClient {
 
   /**
    * Reads the active compiled prompt (`GET /v1/director/active-prompt`) and verifies its SHA-256
-   * over the UTF-8 bytes of `compiledPrompt` (lower-case hex, exact match).
+   * over the UTF-8 bytes of `compiledPrompt` (hex in either case; returned lower-case).
    * @param query - user, RP conversation and target prompt
    * @param options - signal and total timeout
    * @returns the verified prompt, or `undefined` when the service has none (404)
@@ -258,7 +275,64 @@ export class DioClient {
     });
   }
 
-  #base(method: 'GET' | 'POST', path: string, authorization: string | undefined, signal: AbortSignal, timeoutMs: number, operation: string): JsonRequest {
+  /**
+   * Revokes one lasting requirement (`DELETE /v1/director/requirements/{id}`); the service
+   * recompiles the prompt. Not retried: a revocation is a player's action, answered at once.
+   * @param query - user, RP conversation and target prompt
+   * @param requirementId - the requirement (as listed by the service)
+   * @param options - signal and timeout
+   * @returns whether the prompt changed, the new version, and what was revoked
+   * @throws {DioError} DIO_HTTP_PERMANENT (e.g. 404 no such requirement), DIO_INVALID_RESPONSE, DIO_HTTP_TRANSIENT, DIO_NETWORK, DIO_TIMEOUT
+   */
+  async revokeRequirement(query: ActivePromptQuery, requirementId: string, options: LookupOptions = {}): Promise<RevokeResult> {
+    const signal = options.signal ?? new AbortController().signal;
+    const params = new URLSearchParams({ userId: query.userId, conversationId: query.rpConversationId, targetPromptId: query.targetPromptId });
+    const fields = { operation: 'revoke', rpConversationId: query.rpConversationId, targetPromptId: query.targetPromptId, requirementId };
+    return this.#logged(fields, signal, async () => {
+      const path = `/v1/director/requirements/${encodeURIComponent(requirementId)}?${params}`;
+      const { json } = await requestJson(this.#base('DELETE', path, query.userAuthorization, signal, options.timeoutMs ?? this.#timeoutMs, 'revoke'));
+      return parseResponse(RevokeResultSchema, json, 'revoke');
+    });
+  }
+
+  /**
+   * Forks a DIO conversation for a branched RP session (`POST /v1/director/conversations/fork`):
+   * the new conversation starts with the parent's kept requirements and their compiled prompt.
+   * @param input - user, target prompt, both conversations and the request ids to keep
+   * @param options - signal and total timeout (transient failures retried within it)
+   * @returns the requirements the new conversation holds and its version
+   * @throws {DioError} DIO_UNSUPPORTED (the service answers 404/405: it has no fork endpoint),
+   * DIO_HTTP_PERMANENT (e.g. 409: the new conversation already has other requirements), DIO_INVALID_RESPONSE, DIO_HTTP_TRANSIENT, DIO_NETWORK, DIO_TIMEOUT
+   */
+  async forkConversation(input: ForkConversationInput, options: LookupOptions = {}): Promise<ForkResult> {
+    const signal = options.signal ?? new AbortController().signal;
+    const fields = { operation: 'fork', rpConversationId: input.toRpConversationId, targetPromptId: input.targetPromptId };
+    return this.#logged(fields, signal, async () => {
+      const body = {
+        userId: input.userId,
+        targetPromptId: input.targetPromptId,
+        fromConversationId: input.fromRpConversationId,
+        toConversationId: input.toRpConversationId,
+        ...(input.keepRequestIds ? { keepRequestIds: input.keepRequestIds } : {}),
+      };
+      const { status, json } = await retryWithinBudget(this.#clock, options.timeoutMs ?? this.#retryBudgetMs, signal, (remainingMs) =>
+        requestJson({
+          ...this.#base('POST', '/v1/director/conversations/fork', input.userAuthorization, signal, Math.min(this.#timeoutMs, remainingMs), 'fork'),
+          body,
+          passStatuses: [404, 405],
+        }),
+      );
+      if (status === 404 || status === 405) {
+        throw new DioError('DIO_UNSUPPORTED', `fork: the DIO service has no fork endpoint (HTTP ${status}); the branched session starts without the parent's lasting requirements`, {
+          operation: 'fork',
+          status,
+        });
+      }
+      return parseResponse(ForkResultSchema, json, 'fork');
+    });
+  }
+
+  #base(method: 'GET' | 'POST' | 'DELETE', path: string, authorization: string | undefined, signal: AbortSignal, timeoutMs: number, operation: string): JsonRequest {
     const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
     return {
       fetch: this.#fetch,

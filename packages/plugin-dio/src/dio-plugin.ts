@@ -5,6 +5,7 @@ import { type DioPluginConfig, DioPluginConfigSchema, type DioPluginConfigInput 
 import { DioClient } from './dio-client.js';
 import type { FetchLike } from './http-request.js';
 import { scheduleDioTool } from './schedule-tool.js';
+import { DioSessionRequirements, DioSessionRequirementsToken } from './session-requirements.js';
 
 /** Plugin name (also the npm package name). */
 export const DIO_PLUGIN_NAME = '@troupe/plugin-dio';
@@ -59,6 +60,8 @@ export function dioPlugin(options: DioPluginOptions): PluginDefinition<DioPlugin
       });
       const client = ctx.resolve(DioClientToken);
       ctx.expose(DioClientToken, client);
+      // Revoke and branch happen outside turns: the app calls these so the session log records them.
+      ctx.expose(DioSessionRequirementsToken, new DioSessionRequirements(client, ctx.resolve(Tokens.SessionLog), clock ?? ctx.resolve(Tokens.Clock)));
       ctx.registerTool(scheduleDioTool(client, ctx.config) as never);
       // Degradation is handled inside (exact event names); `degradable` is only the backstop
       // for the kernel's own hook timeout.

@@ -11,6 +11,7 @@ import { defineErrorClass, type TroupeErrorOptions } from '@troupe/kernel';
  * - `DIO_HASH_MISMATCH` — the compiled prompt's SHA-256 differs from the one sent with it.
  * - `DIO_WAIT_BUDGET_EXHAUSTED` — the task was still not terminal when the wait budget ran out.
  * - `DIO_INVALID_REQUEST` — the caller passed ids or text the wire format does not allow.
+ * - `DIO_UNSUPPORTED` — the service has no such endpoint (404/405), e.g. a service without fork.
  */
 export type DioErrorCode =
   | 'DIO_HTTP_PERMANENT'
@@ -21,7 +22,8 @@ export type DioErrorCode =
   | 'DIO_IDENTITY_MISMATCH'
   | 'DIO_HASH_MISMATCH'
   | 'DIO_WAIT_BUDGET_EXHAUSTED'
-  | 'DIO_INVALID_REQUEST';
+  | 'DIO_INVALID_REQUEST'
+  | 'DIO_UNSUPPORTED';
 
 /** Whether retrying the same request later could succeed. */
 export type DioFailureClass = 'permanent' | 'transient';

@@ -21,6 +21,12 @@ export const DIO_EVENTS = Object.freeze({
   activePromptSkipped: 'dio/active-prompt-skipped',
   /** Lookup or hash check failed; the turn used its normal materials. */
   activePromptDegraded: 'dio/active-prompt-degraded',
+  /** A lasting requirement was revoked (outside a turn): which one, its text and request id, and the new version. */
+  requirementRevoked: 'dio/requirement-revoked',
+  /** A branched session's DIO conversation was forked from its parent's, with the requirements the branch point had. */
+  conversationForked: 'dio/conversation-forked',
+  /** The fork of a branched session's DIO conversation failed (`reason: 'unsupported'` when the service has no fork endpoint); the branch starts without those requirements. */
+  forkDegraded: 'dio/fork-degraded',
 });
 
 /**

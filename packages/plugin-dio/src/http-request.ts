@@ -13,7 +13,7 @@ export interface JsonRequest {
   readonly fetch: FetchLike;
   readonly clock: Clock;
   readonly url: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: unknown;
   /** Timeout of this one request, run on `clock` so tests control it. */

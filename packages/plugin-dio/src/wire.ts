@@ -3,8 +3,19 @@ import * as z from 'zod';
 /** Ids as they travel on the wire: 1–200 printable ASCII characters without spaces or `/?#%`. */
 export const DIO_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,199}$/;
 
+/**
+ * User ids: whatever the kernel accepts as a turn's `userId` (1–256 characters, e.g. "Ada Lovelace"),
+ * so every player the kernel runs can use DIO. They travel in JSON bodies and encoded query strings only.
+ */
+export const DioUserIdSchema = z.string().min(1).max(256);
+
 const id = z.string().regex(DIO_ID_PATTERN);
-const sha256 = z.string().regex(/^[0-9a-fA-F]{64}$/);
+// Hex is case-insensitive: a correct hash in upper case is the same hash. Lower-cased here, at the
+// trust boundary, so every comparison after it is exact.
+const sha256 = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/)
+  .transform((hex) => hex.toLowerCase());
 
 /** Body of `POST /v1/chat`. */
 export const ScheduleRequestSchema = z
@@ -12,7 +23,7 @@ export const ScheduleRequestSchema = z
     conversationId: id,
     requestId: id,
     messageId: id,
-    userId: id,
+    userId: DioUserIdSchema,
     rpConversationId: id,
     targetPromptId: id,
     message: z.string().min(1).max(20_000),
@@ -81,3 +92,29 @@ export function deriveDioIds(rpConversationId: string, turnRequestId: string): {
     messageId: `${turnRequestId}:dio:assistant`,
   };
 }
+
+/** `200` answer of `DELETE /v1/director/requirements/{requirementId}`. */
+export const RevokeResultSchema = z.object({
+  ok: z.literal(true),
+  promptChanged: z.boolean(),
+  /** What was revoked (absent from services that do not say). */
+  revoked: z.object({ id, text: z.string(), requestId: id }).optional(),
+  versionId: id.optional(),
+  sourceVersionId: id.optional(),
+  compiledPromptSha256: sha256.optional(),
+});
+
+/** The outcome of a revocation. */
+export type RevokeResult = z.infer<typeof RevokeResultSchema>;
+
+/** `200` answer of `POST /v1/director/conversations/fork`. */
+export const ForkResultSchema = z.object({
+  ok: z.literal(true),
+  requirements: z.array(z.object({ id, text: z.string(), requestId: id })),
+  versionId: id.optional(),
+  sourceVersionId: id.optional(),
+  compiledPromptSha256: sha256.optional(),
+});
+
+/** The outcome of a fork. */
+export type ForkResult = z.infer<typeof ForkResultSchema>;

@@ -17,7 +17,6 @@ export const RequirementSchema = z.object({ id: z.string(), text: z.string(), re
 export type Requirement = z.output<typeof RequirementSchema>;
 
 const RequirementsSchema = z.object({ requirements: z.array(RequirementSchema) });
-const RevokeSchema = z.object({ ok: z.literal(true), promptChanged: z.boolean(), versionId: z.string().optional(), compiledPromptSha256: z.string().optional() });
 const ServiceErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 const TIMEOUT_MS = 5_000;
@@ -68,16 +67,6 @@ export class DioProxy {
   async requirements(conversationId: string, signal?: AbortSignal, targetPromptId = this.#dio.targetPromptId): Promise<Requirement[]> {
     const response = await this.#call('GET', `/v1/director/requirements?${this.#query(conversationId, targetPromptId)}`, signal);
     return parse(RequirementsSchema, await this.#json(response)).requirements;
-  }
-
-  /**
-   * Revokes one requirement; the service recompiles the prompt.
-   * @returns whether the prompt changed, and the new version
-   * @throws {ApiError} REQUIREMENT_NOT_FOUND (404), DIO_UNAVAILABLE (502)
-   */
-  async revoke(conversationId: string, requirementId: string, signal?: AbortSignal, targetPromptId = this.#dio.targetPromptId): Promise<z.output<typeof RevokeSchema>> {
-    const path = `/v1/director/requirements/${encodeURIComponent(requirementId)}?${this.#query(conversationId, targetPromptId)}`;
-    return parse(RevokeSchema, await this.#json(await this.#call('DELETE', path, signal)));
   }
 
   #query(conversationId: string, targetPromptId: string): string {

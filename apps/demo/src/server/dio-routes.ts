@@ -2,13 +2,16 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { Demo } from '../compose.js';
 import { DioProxy } from './dio-proxy.js';
-import { latestDioLookup, latestDioTask } from './dio-view.js';
+import { DioError, DioSessionRequirementsToken } from '@troupe/plugin-dio';
+import { ApiError } from './api-error.js';
+import { dioChanges, latestDioLookup, latestDioTask } from './dio-view.js';
 import { param, RequirementIdSchema, SessionIdSchema } from './validation.js';
 
 /**
  * The DIO view of a session, under `/api/sessions/:sessionId/dio`: the active compiled prompt
  * (version, changeset, hash), the latest task status from the session's `dio/*` events, the last
- * lookup, and the active requirements with revoke. The service is called with the demo player's
+ * lookup, the active requirements with revoke, and the changes made outside turns (revocations,
+ * the fork of a branched session) as the session log records them. The service is called with the demo player's
  * authorization on the server; the token never reaches the browser.
  * @param demo - the composed demo
  * @returns the routes (mounted at `/api/sessions`)
@@ -34,14 +37,32 @@ export function dioRoutes(demo: Demo): Hono {
       task: latestDioTask(events),
       lastLookup: latestDioLookup(events),
       requirements,
+      changes: dioChanges(events),
     });
   });
 
   app.delete('/:sessionId/dio/requirements/:requirementId', async (c) => {
     const id = sessionId(c);
     const requirementId = param(c, 'requirementId', RequirementIdSchema);
-    return c.json(await proxy.revoke(id, requirementId, c.req.raw.signal, await demo.dioTargetFor(id)));
+    // Through the plugin, so the revocation is recorded in the session log (dio/requirement-revoked).
+    const requirements = demo.harness.resolve(DioSessionRequirementsToken);
+    const signal = c.req.raw.signal;
+    try {
+      const result = await requirements.revoke({ sessionId: id, requirementId, targetPromptId: await demo.dioTargetFor(id), userId: demo.dio.userId, authorization: demo.dio.authorization, signal });
+      const { ok, promptChanged, versionId, compiledPromptSha256 } = result;
+      return c.json({ ok, promptChanged, ...(versionId === undefined ? {} : { versionId }), ...(compiledPromptSha256 === undefined ? {} : { compiledPromptSha256 }) });
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw revokeFailure(error, demo.dio.url);
+    }
   });
 
   return app;
+}
+
+// The service's "no such requirement" stays a 404 for the player; anything else is the service's fault (502).
+function revokeFailure(error: unknown, url: string): unknown {
+  if (!DioError.isInstance(error)) return error;
+  if (error.status === 404) return new ApiError(404, 'REQUIREMENT_NOT_FOUND', 'No such active requirement (already revoked?)', { cause: error });
+  return new ApiError(502, 'DIO_UNAVAILABLE', `The DIO service at ${url} did not revoke the requirement: ${error.message}`, { cause: error });
 }

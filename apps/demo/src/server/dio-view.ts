@@ -118,3 +118,47 @@ export function latestDioLookup(events: readonly SessionEvent[]): DioLastLookupV
   }
   return null;
 }
+
+/** A requirement change recorded outside turns: a revocation, or the fork of a branched session. */
+export interface DioChangeView {
+  readonly kind: 'revoked' | 'forked' | 'fork_degraded';
+  readonly at: string;
+  /** Revoked: the requirement's id and text (when the service said). */
+  readonly requirementId?: string;
+  readonly text?: string;
+  /** Forked: from which session, and how many requirements came along. */
+  readonly fromSessionId?: string;
+  readonly requirements?: number;
+  /** Fork degraded: why (`unsupported`: the DIO service has no fork endpoint). */
+  readonly reason?: string;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+const Revoked = z.object({ requirementId: z.string(), text: z.string().optional() });
+const Forked = z.object({ fromRpConversationId: z.string(), requirements: z.array(z.unknown()).default([]) });
+const ForkDegraded = z.object({ fromRpConversationId: z.string(), reason: z.string(), code: z.string().default('DIO_UNEXPECTED'), message: z.string().default('') });
+
+/**
+ * The requirement changes of a session that happened outside turns, oldest first, from its
+ * `dio/requirement-revoked`, `dio/conversation-forked` and `dio/fork-degraded` events.
+ * @param events - the session's events
+ * @returns the changes (empty when there were none)
+ */
+export function dioChanges(events: readonly SessionEvent[]): DioChangeView[] {
+  const changes: DioChangeView[] = [];
+  for (const event of events) {
+    if (event.type === 'dio/requirement-revoked') {
+      const data = Revoked.safeParse(event.data);
+      if (data.success) changes.push({ kind: 'revoked', at: event.at, requirementId: data.data.requirementId, ...(data.data.text === undefined ? {} : { text: data.data.text }) });
+    } else if (event.type === 'dio/conversation-forked') {
+      const data = Forked.safeParse(event.data);
+      if (data.success) changes.push({ kind: 'forked', at: event.at, fromSessionId: data.data.fromRpConversationId, requirements: data.data.requirements.length });
+    } else if (event.type === 'dio/fork-degraded') {
+      const data = ForkDegraded.safeParse(event.data);
+      if (data.success) {
+        changes.push({ kind: 'fork_degraded', at: event.at, fromSessionId: data.data.fromRpConversationId, reason: data.data.reason, error: { code: data.data.code, message: data.data.message } });
+      }
+    }
+  }
+  return changes;
+}

@@ -149,7 +149,18 @@ export interface DioTask {
   readonly scheduledAt: string;
   readonly finishedAt?: string;
 }
-/** `GET /api/sessions/:id/dio`: prompt, task, last lookup and requirements. */
+/** A requirement change made outside turns, as the session log records it. */
+export interface DioChange {
+  readonly kind: 'revoked' | 'forked' | 'fork_degraded';
+  readonly at: string;
+  readonly requirementId?: string;
+  readonly text?: string;
+  readonly fromSessionId?: string;
+  readonly requirements?: number;
+  readonly reason?: string;
+  readonly error?: ApiProblem;
+}
+/** `GET /api/sessions/:id/dio`: prompt, task, last lookup, requirements and the changes made outside turns. */
 export interface DioView {
   readonly sessionId: string;
   readonly targetPromptId: string;
@@ -157,4 +168,5 @@ export interface DioView {
   readonly task: DioTask | null;
   readonly lastLookup: { readonly outcome: string; readonly turnId: string; readonly at: string } | null;
   readonly requirements: readonly DioRequirement[];
+  readonly changes: readonly DioChange[];
 }

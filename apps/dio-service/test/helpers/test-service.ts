@@ -9,7 +9,9 @@ export const TOKENS = { alice: 'alice-token-123456', bob: 'bob-token-1234567' } 
 export const LIA_BASE = '你是莉娅，一位住在海边灯塔里的旅店老板。说话温和，喜欢用比喻。';
 
 /** The reference service on 127.0.0.1 with an in-memory store (unless given) and the offline model. */
-export async function startTestService(overrides: { trees?: TreeStore; model?: ChatModel; logger?: Logger } = {}): Promise<RunningDioService & { trees: TreeStore }> {
+export async function startTestService(
+  overrides: { trees?: TreeStore; model?: ChatModel; logger?: Logger; tokens?: ReadonlyArray<readonly [string, string]> } = {},
+): Promise<RunningDioService & { trees: TreeStore }> {
   const trees = overrides.trees ?? new MemoryTreeStore();
   const config: ServiceConfig = {
     port: 0,
@@ -18,6 +20,7 @@ export async function startTestService(overrides: { trees?: TreeStore; model?: C
     tokens: new Map([
       [TOKENS.alice, 'alice'],
       [TOKENS.bob, 'bob'],
+      ...(overrides.tokens ?? []),
     ]),
     adminToken: ADMIN,
     model: undefined,

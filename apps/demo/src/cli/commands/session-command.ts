@@ -1,3 +1,4 @@
+import { DioSessionRequirementsToken } from '@troupe/plugin-dio';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { type CliContext, type GlobalOptions, withDemo } from '../context.js';
@@ -39,6 +40,12 @@ export function registerSessionCommand(program: Command, context: CliContext): v
       withDemo(context, program.opts<GlobalOptions>(), async (demo) => {
         await demo.storage.sessions.branch(id, options.at, options.to);
         context.output.line(`branched ${id} at ${options.at} into ${options.to}`);
+        // The branch keeps the lasting requirements its branch point had (the DIO conversation is forked).
+        const forks = await demo.harness.resolve(DioSessionRequirementsToken).forkForBranch({ parentSessionId: id, sessionId: options.to, userId: demo.dio.userId, authorization: demo.dio.authorization });
+        for (const fork of forks) {
+          if (fork.status === 'forked') context.output.line(`DIO requirements for ${fork.targetPromptId}: ${fork.requirements} carried over`);
+          else context.output.line(`DIO requirements for ${fork.targetPromptId} not carried over (${fork.reason}: ${fork.message})`);
+        }
       }),
     );
 }

@@ -46,7 +46,7 @@ export function DioPanel({ sessionId, turnCount }: { sessionId: string; turnCoun
   };
 
   if (!view) return <div className="dio-panel muted">{error ?? '载入中… Loading…'}</div>;
-  const { task, activePrompt, requirements, lastLookup } = view;
+  const { task, activePrompt, requirements, lastLookup, changes } = view;
   return (
     <div className="dio-panel" data-testid="dio-panel">
       <p className="hint muted">
@@ -144,6 +144,29 @@ export function DioPanel({ sessionId, turnCount }: { sessionId: string; turnCoun
           </ul>
         )}
       </section>
+      {changes.length > 0 && (
+        <section>
+          <h4>要求变更记录 Requirement history</h4>
+          <ul className="requirements" data-testid="dio-changes">
+            {changes.map((change) => (
+              <li key={`${change.kind}-${change.at}-${change.requirementId ?? change.fromSessionId ?? ''}`} data-kind={change.kind}>
+                {change.kind === 'revoked' && <span>已撤销 Revoked: {change.text ?? change.requirementId}</span>}
+                {change.kind === 'forked' && (
+                  <span>
+                    从 {change.fromSessionId} 分支，带来 {change.requirements} 条要求 Branched from {change.fromSessionId} with {change.requirements} requirement(s)
+                  </span>
+                )}
+                {change.kind === 'fork_degraded' && (
+                  <span className="error-text">
+                    分支未能带来要求 Branch kept no requirements ({change.reason === 'unsupported' ? 'the DIO service cannot fork' : change.error?.message})
+                  </span>
+                )}
+                <span className="muted small"> · {new Date(change.at).toLocaleTimeString()}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
     </div>
   );
 }
