@@ -151,8 +151,8 @@ export function requirementsAtBranchPoint(events: readonly SessionEvent[]): Map<
   const held = new Map<string, Set<string>>();
   const of = (target: unknown) => {
     if (typeof target !== 'string') return undefined;
-    let set = held.get(target);
-    if (!set) held.set(target, (set = new Set()));
+    const set = held.get(target) ?? new Set<string>();
+    held.set(target, set);
     return set;
   };
   for (const event of events) {
