@@ -2,7 +2,7 @@ import { DioClient } from '@troupe/plugin-dio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
 import type { RunningDioService } from '../src/start.js';
-import { call, registerLia, startTestService, TOKENS } from './helpers/test-service.js';
+import { call, registerLia, scheduleAs, startTestService, TOKENS } from './helpers/test-service.js';
 
 // Tasks belong to (user, request id): request ids are derived from RP turn ids, which two players
 // may well share (both start at "turn-1"), so one player's task must never block, reveal or stand
@@ -16,17 +16,8 @@ afterEach(async () => {
   running = undefined;
 });
 
-function schedule(client: DioClient, user: string, token: string, instruction: string, turn = 'turn-1') {
-  return client.schedule({
-    actorTurnRequestId: turn,
-    userId: user,
-    rpConversationId: 'conversation-8',
-    targetPromptId: 'lia-character',
-    instruction,
-    language: 'zh',
-    userAuthorization: `Bearer ${token}`,
-  });
-}
+/** The helper with this file's argument order: user and token first, the turn last. */
+const schedule = (client: DioClient, user: string, token: string, instruction: string, turn = 'turn-1') => scheduleAs(client, turn, instruction, user, token);
 
 describe('tasks keyed by (user, request id)', () => {
   it("another user's task with the same turn id neither blocks nor reveals anything", async () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DioClient } from '@troupe/plugin-dio';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningDioService } from '../src/start.js';
-import { ADMIN, call, LIA_BASE, registerLia, startTestService, TOKENS } from './helpers/test-service.js';
+import { ADMIN, call, LIA_BASE, registerLia, scheduleAs, startTestService, TOKENS } from './helpers/test-service.js';
 
 const REQUIREMENT = '从现在起莉娅都用短句回答，少用比喻。';
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -14,17 +14,7 @@ afterEach(async () => {
   running = undefined;
 });
 
-function schedule(client: DioClient, turn: string, instruction: string, user = 'alice', token: string = TOKENS.alice) {
-  return client.schedule({
-    actorTurnRequestId: turn,
-    userId: user,
-    rpConversationId: 'conversation-8',
-    targetPromptId: 'lia-character',
-    instruction,
-    language: 'zh',
-    userAuthorization: `Bearer ${token}`,
-  });
-}
+const schedule = scheduleAs;
 
 describe('reference DIO service', () => {
   it('accepts a requirement, compiles a COMPLETE prompt (base + requirement), and serves it with a valid SHA-256', async () => {

@@ -1,6 +1,7 @@
 import { type ChatModel, type Logger, silentLogger, type TreeStore } from '@troupe/kernel';
 import { MemoryTreeStore } from '@troupe/kernel/testing';
 import { offlineModel } from '@troupe/model-offline';
+import type { DioClient } from '@troupe/plugin-dio';
 import type { ServiceConfig } from '../../src/config.js';
 import { type RunningDioService, startDioService } from '../../src/start.js';
 
@@ -45,4 +46,17 @@ export async function call(base: string, method: string, path: string, token: st
 export async function registerLia(base: string, targetPromptId = 'lia-character'): Promise<void> {
   const result = await call(base, 'PUT', `/v1/prompts/${targetPromptId}`, ADMIN, { content: LIA_BASE, characterName: '莉娅' });
   if (result.status !== 201 && result.status !== 200) throw new Error(`register failed: ${result.status}`);
+}
+
+/** Submits a requirement of `user` (with `token`) for RP turn `turn` in conversation-8 / lia-character. */
+export function scheduleAs(client: DioClient, turn: string, instruction: string, user = 'alice', token: string = TOKENS.alice) {
+  return client.schedule({
+    actorTurnRequestId: turn,
+    userId: user,
+    rpConversationId: 'conversation-8',
+    targetPromptId: 'lia-character',
+    instruction,
+    language: 'zh',
+    userAuthorization: `Bearer ${token}`,
+  });
 }

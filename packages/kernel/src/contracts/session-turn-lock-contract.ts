@@ -22,6 +22,26 @@ function gate(): { opened: Promise<void>; open: () => void } {
   return { opened, open };
 }
 
+/**
+ * Takes the session's lock on `lock` and keeps it until `release()` (which resolves once the
+ * holder's work has settled).
+ */
+async function holding(lock: SessionTurnLock, sessionId: string): Promise<{ release: () => Promise<void> }> {
+  const held = gate();
+  const entered = gate();
+  const holder = lock.lockSessionTurn(sessionId, async () => {
+    entered.open();
+    await held.opened;
+  });
+  await entered.opened;
+  return {
+    release: async () => {
+      held.open();
+      await holder;
+    },
+  };
+}
+
 /** Lets other work (a waiter polling a lock) get going before the test checks it still waits. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
 
@@ -86,27 +106,14 @@ export function describeSessionTurnLockContract(name: string, make: () => Promis
 
     it('never makes one session wait for another', () =>
       withFixture(make, async ({ first, second }) => {
-        const held = gate();
-        const entered = gate();
-        const a = first.lockSessionTurn('s1', async () => {
-          entered.open();
-          await held.opened;
-        });
-        await entered.opened;
+        const held = await holding(first, 's1');
         expect(await second.lockSessionTurn('s2', async () => 'other session ran')).toBe('other session ran');
-        held.open();
-        await a;
+        await held.release();
       }));
 
     it('a cancelled wait rejects with the signal reason, runs nothing, and leaves the lock usable', () =>
       withFixture(make, async ({ first, second }) => {
-        const held = gate();
-        const entered = gate();
-        const a = first.lockSessionTurn('s1', async () => {
-          entered.open();
-          await held.opened;
-        });
-        await entered.opened;
+        const held = await holding(first, 's1');
         const controller = new AbortController();
         let ran = false;
         const waiting = second.lockSessionTurn(
@@ -123,8 +130,7 @@ export function describeSessionTurnLockContract(name: string, make: () => Promis
         const gone = new AbortController();
         gone.abort(reason);
         await expect(second.lockSessionTurn('s2', async () => 'never', { signal: gone.signal })).rejects.toBe(reason);
-        held.open();
-        await a;
+        await held.release();
         expect(ran).toBe(false);
         expect(await second.lockSessionTurn('s1', async () => 'next')).toBe('next');
       }));
