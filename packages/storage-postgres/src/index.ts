@@ -7,7 +7,7 @@ export { PgSessionLog } from './session/pg-session-log.js';
 export type { HeldTurnLock, TurnLockOptions } from './turn/pg-turn-locks.js';
 export { PgLiveUpdates } from './live/pg-live-updates.js';
 export type { SessionEventsUpdate, TreeRevisionUpdate, Unsubscribe, WatchOptions } from './live/pg-live-updates.js';
-export type { MigrateResult } from './migrations/migrate.js';
+export type { MigrateOptions, MigrateResult } from './migrations/migrate.js';
 export { SCHEMA_VERSION } from './migrations/migrations.js';
 export { PostgresStorageError } from './errors.js';
 export type { PostgresStorageErrorCode } from './errors.js';

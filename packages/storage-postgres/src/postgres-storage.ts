@@ -1,7 +1,7 @@
 import { Database } from './db/database.js';
 import { type PostgresStorageOptions, resolveOptions } from './db/options.js';
 import { PgLiveUpdates } from './live/pg-live-updates.js';
-import { type MigrateResult, runMigrations } from './migrations/migrate.js';
+import { type MigrateOptions, type MigrateResult, runMigrations } from './migrations/migrate.js';
 import { PgSessionLog } from './session/pg-session-log.js';
 import { PgTreeStore } from './tree/pg-tree-store.js';
 import { PgTurnLocks } from './turn/pg-turn-locks.js';
@@ -22,8 +22,9 @@ export interface PostgresStorage {
   /**
    * Creates or upgrades the tables (versioned migrations shipped with the package). Run it
    * explicitly, e.g. at deploy or app start; safe to run twice and from several processes at once.
+   * @param options - `toVersion` stops after that version (staged upgrades)
    */
-  migrate(): Promise<MigrateResult>;
+  migrate(options?: MigrateOptions): Promise<MigrateResult>;
   /** Closes the pool; later calls fail with `STORAGE_IO` (cause `PG_CLOSED`). */
   close(): Promise<void>;
 }
@@ -44,7 +45,7 @@ export function postgresStorage(options: PostgresStorageOptions = {}): PostgresS
     trees: new PgTreeStore(db),
     sessions: new PgSessionLog(db, turnLocks),
     schema: db.options.schema,
-    migrate: () => runMigrations(db),
+    migrate: (migrateOptions) => runMigrations(db, migrateOptions),
     close: async () => {
       await live.close();
       await turnLocks.close();

@@ -1,3 +1,4 @@
+import { appendSettleBlock } from '@troupe/kernel/storage';
 import { afterEach, expect, it } from 'vitest';
 import { PostgresStorageError, postgresStorage, SCHEMA_VERSION } from '../src/index.js';
 import { asAdmin, describePg, dropSchema, freshSchema, pgUrl } from './helpers.js';
@@ -17,7 +18,7 @@ describePg('migrate()', () => {
   it('creates the schema once; running it again changes nothing', async () => {
     const storage = postgresStorage({ connectionString: pgUrl, schema: schema() });
     try {
-      expect(await storage.migrate()).toEqual({ applied: [1], version: SCHEMA_VERSION });
+      expect(await storage.migrate()).toEqual({ applied: [1, 2], version: SCHEMA_VERSION });
       await storage.trees.create('story', { 'a.md': 'A' });
       expect(await storage.migrate()).toEqual({ applied: [], version: SCHEMA_VERSION });
       expect((await storage.trees.read('story')).files).toEqual({ 'a.md': 'A' });
@@ -30,10 +31,33 @@ describePg('migrate()', () => {
     const name = schema();
     const results = await Promise.all(Array.from({ length: 4 }, () => runFixture('migrate.mjs', [pgUrl, name])));
     const applied = results.map((output) => (JSON.parse(output) as { applied: number[] }).applied);
-    expect(applied.filter((versions) => versions.length === 1)).toHaveLength(1);
+    expect(applied.filter((versions) => versions.length === SCHEMA_VERSION)).toHaveLength(1);
     expect(applied.filter((versions) => versions.length === 0)).toHaveLength(3);
-    const rows = await asAdmin((client) => client.query(`SELECT version FROM "${name}".troupe_schema_migrations`));
-    expect(rows.rows).toEqual([{ version: 1 }]);
+    const rows = await asAdmin((client) => client.query(`SELECT version FROM "${name}".troupe_schema_migrations ORDER BY version`));
+    expect(rows.rows).toEqual([{ version: 1 }, { version: 2 }]);
+  });
+
+  it('upgrades a version-1 database in place: files and settlements keep their exact bytes', async () => {
+    const storage = postgresStorage({ connectionString: pgUrl, schema: schema() });
+    try {
+      expect(await storage.migrate({ toVersion: 1 })).toEqual({ applied: [1], version: 1 });
+      // Version-1 rows, as an older package wrote them (a file without a final newline).
+      await asAdmin((client) =>
+        client.query(
+          `INSERT INTO "${storage.schema}".troupe_trees (tree_id, revision) VALUES ('old', 3);
+           INSERT INTO "${storage.schema}".troupe_tree_files (tree_id, path, content, revision) VALUES ('old', 'history.md', convert_to('line', 'UTF8'), 3), ('old', 'notes.md', convert_to('ok' || chr(10), 'UTF8'), 3);`,
+        ),
+      );
+      expect(await storage.migrate()).toEqual({ applied: [2], version: SCHEMA_VERSION });
+      await storage.trees.settle('old', { marker: 'turn-1:0', appends: { 'history.md': 'a', 'notes.md': 'b' } });
+      expect((await storage.trees.read('old')).files).toEqual({
+        'history.md': appendSettleBlock('line', 'turn-1:0', 'a'),
+        'notes.md': appendSettleBlock('ok\n', 'turn-1:0', 'b'),
+      });
+      expect(await storage.migrate({ toVersion: 99 }).catch((error: PostgresStorageError) => error.code)).toBe('PG_INVALID_OPTIONS');
+    } finally {
+      await storage.close();
+    }
   });
 
   it('refuses store calls on a schema nobody migrated, naming migrate()', async () => {

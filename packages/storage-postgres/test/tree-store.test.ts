@@ -32,6 +32,33 @@ describePg('PgTreeStore beyond the contract', () => {
     }
   });
 
+  it('keeps exact bytes across hundreds of settlements (blocks folded every 256) and a commit between them', async () => {
+    const storage = await freshStorage();
+    try {
+      await storage.trees.create('s', { 'history.md': '# History' });
+      let expected = '# History';
+      let other = '';
+      for (let turn = 0; turn < 300; turn++) {
+        const appends = { 'history.md': `turn ${turn}`, 'knowledge.md': `k${turn}\n` };
+        await storage.trees.settle('s', { marker: `turn-${turn}:0`, appends });
+        expected = appendSettleBlock(expected, `turn-${turn}:0`, appends['history.md']);
+        other = appendSettleBlock(other, `turn-${turn}:0`, appends['knowledge.md']);
+        if (turn === 150) {
+          // A player edit rewrites the file (its blocks are folded away) without a final newline.
+          const { revision } = await storage.trees.read('s');
+          expected = `${expected}edited`;
+          await storage.trees.commit('s', { baseRevision: revision, writes: { 'history.md': expected } });
+        }
+      }
+      const { files, revision } = await storage.trees.read('s');
+      expect(revision).toBe(302);
+      expect(files['history.md']).toBe(expected);
+      expect(files['knowledge.md']).toBe(other);
+    } finally {
+      await storage.cleanup();
+    }
+  });
+
   it('lets 1 of 50 concurrent saves on one base win; 49 conflict and write nothing', async () => {
     const storage = await freshStorage({ poolSize: 50 });
     try {

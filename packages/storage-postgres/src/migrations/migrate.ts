@@ -5,6 +5,12 @@ import { isConnectionError, toPostgresError } from '../db/pg-error-map.js';
 import { PostgresStorageError } from '../errors.js';
 import { MIGRATIONS, type Migration, SCHEMA_VERSION } from './migrations.js';
 
+/** Options of {@link runMigrations}. */
+export interface MigrateOptions {
+  /** Stop after this version (default: the newest this package ships), for staged upgrades. */
+  readonly toVersion?: number;
+}
+
 /** What {@link runMigrations} did. */
 export interface MigrateResult {
   /** Versions applied by this call (empty when the schema was current). */
@@ -22,14 +28,19 @@ const MIGRATION_LOCK_KEY = 'troupe:storage-postgres:migrate';
  * safe to run twice and from several processes at once (the second waits, then finds nothing
  * to do). Refuses a database migrated by a newer package or whose applied migration text differs.
  * @param db - the storage's database
- * @throws {PostgresStorageError} PG_MIGRATION_FAILED, PG_SCHEMA_TOO_NEW, PG_UNAVAILABLE, PG_CONNECTION_LOST
+ * @param options - `toVersion` stops early
+ * @throws {PostgresStorageError} PG_INVALID_OPTIONS, PG_MIGRATION_FAILED, PG_SCHEMA_TOO_NEW, PG_UNAVAILABLE, PG_CONNECTION_LOST
  */
-export async function runMigrations(db: Database): Promise<MigrateResult> {
+export async function runMigrations(db: Database, options: MigrateOptions = {}): Promise<MigrateResult> {
+  const target = options.toVersion ?? SCHEMA_VERSION;
+  if (!Number.isInteger(target) || target < 1 || target > SCHEMA_VERSION) {
+    throw new PostgresStorageError('PG_INVALID_OPTIONS', `migrate(): toVersion must be an integer from 1 to ${SCHEMA_VERSION}`);
+  }
   try {
     return await db.withRawClient('migrate()', async (client) => {
       await client.query('BEGIN');
       try {
-        const result = await migrateLocked(client, db.options.schema);
+        const result = await migrateLocked(client, db.options.schema, target);
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -45,7 +56,7 @@ export async function runMigrations(db: Database): Promise<MigrateResult> {
   }
 }
 
-async function migrateLocked(client: Queryable, schema: string): Promise<MigrateResult> {
+async function migrateLocked(client: Queryable, schema: string, target: number): Promise<MigrateResult> {
   await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [MIGRATION_LOCK_KEY]);
   // Fixed text plus an allowlisted, quoted schema name: DDL takes no parameters.
   await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteSchema(schema)}`);
@@ -63,6 +74,7 @@ async function migrateLocked(client: Queryable, schema: string): Promise<Migrate
   }
   const done: number[] = [];
   for (const migration of MIGRATIONS) {
+    if (migration.version > target) break;
     const recorded = applied.get(migration.version);
     if (recorded !== undefined) {
       if (recorded !== checksumOf(migration)) {
@@ -77,7 +89,7 @@ async function migrateLocked(client: Queryable, schema: string): Promise<Migrate
     await client.query('INSERT INTO troupe_schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [migration.version, migration.name, checksumOf(migration)]);
     done.push(migration.version);
   }
-  return { applied: done, version: SCHEMA_VERSION };
+  return { applied: done, version: Math.max(newest, ...done) };
 }
 
 /**

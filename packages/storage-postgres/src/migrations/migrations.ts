@@ -65,6 +65,30 @@ CREATE TABLE troupe_session_events (
 CREATE INDEX troupe_session_events_by_key ON troupe_session_events (session_id, type, lookup_key, position DESC) WHERE lookup_key IS NOT NULL;
 `,
   },
+  {
+    version: 2,
+    name: 'settlement blocks as rows',
+    sql: `
+-- A settlement appends a row instead of rewriting the file's value (bytea values are rewritten
+-- whole), so a settle costs the same after 10 or 10 000 turns. A file's content is its base
+-- value followed by its blocks in order; a commit that writes the file folds them away.
+CREATE TABLE troupe_tree_appends (
+  tree_id text NOT NULL,
+  path text NOT NULL,
+  -- The revision of the settlement that appended the block (one per file per settlement).
+  seq bigint NOT NULL,
+  block bytea NOT NULL,
+  PRIMARY KEY (tree_id, path, seq),
+  FOREIGN KEY (tree_id, path) REFERENCES troupe_tree_files (tree_id, path) ON DELETE CASCADE
+);
+-- True when the file (base and blocks) is empty or ends with a newline: a new block then needs
+-- no separating newline, and the file's last byte is never read.
+ALTER TABLE troupe_tree_files ADD COLUMN ends_clean boolean NOT NULL DEFAULT true;
+-- Blocks not yet folded into the base value (folded every 256, so reads stay cheap).
+ALTER TABLE troupe_tree_files ADD COLUMN blocks integer NOT NULL DEFAULT 0;
+UPDATE troupe_tree_files SET ends_clean = (length(content) = 0 OR get_byte(content, length(content) - 1) = 10);
+`,
+  },
 ];
 
 /** The schema version this package needs (the last migration's). */

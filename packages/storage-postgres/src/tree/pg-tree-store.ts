@@ -20,23 +20,7 @@ import {
 import type { Database, Queryable } from '../db/database.js';
 import { notifyTreeSql } from '../live/channels.js';
 import { filesOf, toBytes } from './file-rows.js';
-
-const UPSERT_FILES = `
-INSERT INTO troupe_tree_files (tree_id, path, content, revision)
-SELECT $1, w.path, w.content, $4 FROM unnest($2::text[], $3::bytea[]) AS w(path, content)
-ON CONFLICT (tree_id, path) DO UPDATE SET content = excluded.content, revision = excluded.revision`;
-
-// A settlement block is appended in the database (no read of the file's content): a separating
-// newline first when the existing content does not end with one, exactly as appendSettleBlock.
-const APPEND_BLOCKS = `
-INSERT INTO troupe_tree_files AS f (tree_id, path, content, revision)
-SELECT $1, a.path, a.block, $4 FROM unnest($2::text[], $3::bytea[]) AS a(path, block)
-ON CONFLICT (tree_id, path) DO UPDATE SET
-  content = CASE
-    WHEN length(f.content) > 0 AND get_byte(f.content, length(f.content) - 1) <> 10 THEN f.content || '\\x0a'::bytea || excluded.content
-    ELSE f.content || excluded.content
-  END,
-  revision = excluded.revision`;
+import { APPEND_BLOCKS, FOLD_AFTER_BLOCKS, FOLD_BLOCKS, READ_FILE, READ_FILES, READ_TREE, WRITE_FILES } from './file-sql.js';
 
 /**
  * {@link TreeStore} on PostgreSQL. A tree is one `troupe_trees` row whose `revision` is the row
@@ -69,11 +53,7 @@ export class PgTreeStore implements TreeStore {
   async read(treeId: string): Promise<TreeSnapshot> {
     validateTreeId(treeId);
     // One statement sees one committed state: the revision and every file of it, never a mix.
-    const rows = await this.#db.query(
-      `read "${treeId}"`,
-      'SELECT t.revision, f.path, f.content FROM troupe_trees t LEFT JOIN troupe_tree_files f ON f.tree_id = t.tree_id WHERE t.tree_id = $1',
-      [treeId],
-    );
+    const rows = await this.#db.query(`read "${treeId}"`, READ_TREE, [treeId]);
     const first = rows[0];
     if (!first) throw notFound(treeId);
     return snapshot(treeId, Number(first.revision), filesOf(rows));
@@ -98,7 +78,7 @@ export class PgTreeStore implements TreeStore {
       if (deletes.length > 0) await tx.query('DELETE FROM troupe_tree_files WHERE tree_id = $1 AND path = ANY($2::text[])', [treeId, deletes]);
       await writeFiles(tx, treeId, stampWrites(upserts, revision), revision);
       if (!(MANIFEST_PATH in upserts)) await restampManifest(tx, treeId, revision);
-      const files = filesOf(await tx.query('SELECT path, content FROM troupe_tree_files WHERE tree_id = $1', [treeId]));
+      const files = filesOf(await tx.query(READ_FILES, [treeId]));
       await tx.query(notifyTreeSql('$1', '$2'), [treeId, revision]);
       return snapshot(treeId, revision, files);
     });
@@ -126,7 +106,9 @@ export class PgTreeStore implements TreeStore {
       await tx.query('UPDATE troupe_trees SET revision = $2, updated_at = now() WHERE tree_id = $1', [treeId, revision]);
       const paths = Object.keys(appends);
       if (paths.length > 0) {
+        // Each block is a row (no rewrite of the file's value): O(1) in the history's length.
         await tx.query(APPEND_BLOCKS, [treeId, paths, paths.map((path) => toBytes(appendSettleBlock('', marker, appends[path] ?? ''))), revision]);
+        await tx.query(FOLD_BLOCKS, [treeId, paths, FOLD_AFTER_BLOCKS]);
       }
       await restampManifest(tx, treeId, revision);
       await tx.query(notifyTreeSql('$1', '$2'), [treeId, revision]);
@@ -155,17 +137,18 @@ function stampWrites(files: Readonly<Record<string, string>>, revision: number):
 async function writeFiles(tx: Queryable, treeId: string, files: Readonly<Record<string, string>>, revision: number): Promise<void> {
   const paths = Object.keys(files);
   if (paths.length === 0) return;
-  await tx.query(UPSERT_FILES, [treeId, paths, paths.map((path) => toBytes(files[path] ?? '')), revision]);
+  const texts = paths.map((path) => files[path] ?? '');
+  await tx.query(WRITE_FILES, [treeId, paths, texts.map(toBytes), revision, texts.map((text) => text.length === 0 || text.endsWith('\n'))]);
 }
 
 /** Keeps an untouched manifest's `revision` in step with the tree's. */
 async function restampManifest(tx: Queryable, treeId: string, revision: number): Promise<void> {
-  const rows = await tx.query('SELECT content FROM troupe_tree_files WHERE tree_id = $1 AND path = $2', [treeId, MANIFEST_PATH]);
+  const rows = await tx.query(READ_FILE, [treeId, MANIFEST_PATH]);
   const content = rows[0]?.content;
   if (!Buffer.isBuffer(content)) return;
   const text = content.toString('utf8');
   const stamped = stampManifestRevision(text, revision);
-  if (stamped !== text) await tx.query('UPDATE troupe_tree_files SET content = $3, revision = $4 WHERE tree_id = $1 AND path = $2', [treeId, MANIFEST_PATH, toBytes(stamped), revision]);
+  if (stamped !== text) await writeFiles(tx, treeId, { [MANIFEST_PATH]: stamped }, revision);
 }
 
 function snapshot(treeId: string, revision: number, files: Record<string, string>): TreeSnapshot {
