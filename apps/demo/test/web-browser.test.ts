@@ -141,7 +141,8 @@ describe.runIf(!skipBrowser && hasChromium)('web app in headless Chromium', () =
   it('states a lasting requirement and sees the DIO view update', async () => {
     await page.getByTestId('chat-input').fill('从现在起莉娅都用短句回答，少用比喻。');
     await page.getByTestId('chat-send').click();
-    await expect.poll(() => page.getByTestId('reply').count()).toBe(2);
+    // A turn with the director and DIO takes more than poll's default second on a loaded machine.
+    await expect.poll(() => page.getByTestId('reply').count(), { timeout: 20_000 }).toBe(2);
     await page.getByRole('tab', { name: /DIO/ }).click();
     const status = page.getByTestId('dio-task-status');
     await expect.poll(() => status.getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
@@ -155,6 +156,9 @@ describe.runIf(!skipBrowser && hasChromium)('web app in headless Chromium', () =
     await requirements.getByRole('button', { name: /撤销/ }).click();
     await page.getByTestId('dio-requirements').waitFor({ state: 'detached' });
     await expect.poll(async () => (await page.getByTestId('dio-active-prompt').textContent()) ?? '').toContain('− 从现在起莉娅都用短句回答，少用比喻。');
+    // The revocation is in the session log, and the view's history shows it.
+    const history = page.getByTestId('dio-changes');
+    await expect.poll(async () => (await history.textContent({ timeout: 20_000 })) ?? '').toContain('已撤销 Revoked: 从现在起莉娅都用短句回答，少用比喻。');
   });
 
   it('edits a character, a section, a source and the pipeline settings, and sees them after a reload', async () => {

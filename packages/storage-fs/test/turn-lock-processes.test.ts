@@ -11,7 +11,9 @@ import { childEnv, tempRoot } from './helpers.js';
 // holder killed mid-turn must not keep the session locked.
 
 const worker = join(import.meta.dirname, 'fixtures', 'turn-worker.mjs');
-const TURNS_EACH = 3;
+const STRESS = process.env.STRESS === '1';
+const PROCESSES = STRESS ? 4 : 2;
+const TURNS_EACH = STRESS ? 10 : 3;
 
 let root: string;
 let cleanup: () => Promise<void>;
@@ -41,20 +43,21 @@ function nextMessage<T>(child: ChildProcess): Promise<T> {
 }
 
 describe('turns of one session across processes', () => {
-  it(`two processes racing ${TURNS_EACH} turns each: every turn reads the previous one`, async () => {
+  it(`${PROCESSES} processes racing ${TURNS_EACH} turns each: every turn reads the previous one`, async () => {
     const goFile = join(root, 'go');
-    const workers = [0, 1].map(() => start(['turns', 'race', goFile, String(TURNS_EACH)]));
+    const workers = Array.from({ length: PROCESSES }, () => start(['turns', 'race', goFile, String(TURNS_EACH)]));
     await Promise.all(workers.map((child) => nextMessage<string>(child)));
     const results = workers.map((child) => nextMessage<{ replies: string[] }>(child));
     await writeFile(goFile, '');
     const replies = (await Promise.all(results)).flatMap((result) => result.replies);
-    const expected = Array.from({ length: 2 * TURNS_EACH }, (_, n) => `saw ${n + 1}`);
-    expect([...replies].sort()).toEqual(expected);
-    // The log agrees: six committed turns, the n-th of which saw n player messages.
+    const expected = Array.from({ length: PROCESSES * TURNS_EACH }, (_, n) => `saw ${n + 1}`);
+    const seen = (reply: string) => Number(reply.replace('saw ', ''));
+    expect([...replies].sort((a, b) => seen(a) - seen(b))).toEqual(expected);
+    // The log agrees: every turn committed, the n-th of which saw n player messages.
     const committed = foldCommittedTurns(await fsStorage({ root }).sessions.read('race'));
     expect([...committed.values()].map((turn) => turn.reply)).toEqual(expected);
     expect(await readdir(join(root, 'sessions', '.turn-locks'))).toEqual([]);
-  }, 60_000);
+  }, STRESS ? 300_000 : 60_000);
 
   it('a holder SIGKILLed inside its turn does not keep the session locked', async () => {
     const hanging = start(['hang', 'held']);
