@@ -25,7 +25,7 @@ export type {
   TurnHooks,
 } from './hooks/hook-types.js';
 export type { AppendEventOptions, TurnContext, TurnEvents } from './turn/turn-context.js';
-export { STEP_SELECTED, TURN_EDITED, TURNS_REMOVED } from './turn/chat-control-events.js';
+export { CHAT_CONTROL_EVENTS } from './turn/chat-control-events.js';
 export type { StepSelectedData, TurnEditedData, TurnsRemovedData } from './turn/chat-control-events.js';
 export type { EditTurnRequest, RemoveTurnsRequest, SelectStepRequest } from './turn/chat-controls.js';
 export type { ContinueTurnRequest } from './turn/continue-turn.js';

@@ -23,6 +23,13 @@ export const STORY_EVENTS = Object.freeze({
   settled: 'agent-rp/story-settled',
   /** The pipeline did not run this turn. */
   skipped: 'agent-rp/story-skipped',
+  /**
+   * The continuity record was brought in line with the chat's kept steps, edits and removals
+   * (swipe, edit, delete); key = the workspace id; data `{workspaceId, through, turns}`.
+   */
+  reconciled: 'agent-rp/story-reconciled',
+  /** An edited reply settled anew (its block replaces the original's); key = its marker. */
+  resettled: 'agent-rp/story-resettled',
 });
 
 /** The lookup key of selection events. */

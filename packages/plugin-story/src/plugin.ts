@@ -2,6 +2,7 @@ import { definePlugin, type PluginDefinition, Tokens } from '@troupe/kernel';
 import { type StoryPluginOptions, StoryPluginOptionsSchema, storySettings } from './plugin-config.js';
 import { SourceIndexCache } from './retrieval/source-index-cache.js';
 import { NO_WEB_SEARCH, StoryTokens } from './story-tokens.js';
+import { KeptStepReconciler } from './continuity/kept-step-reconciler.js';
 import { StoryDraftPreparer } from './turn/draft-preparer.js';
 import { StoryReplySettler } from './turn/reply-settler.js';
 
@@ -36,11 +37,19 @@ export function storyPlugin(options: StoryPluginOptions = {}): PluginDefinition<
       ctx.provide({ token: StoryTokens.Settings, useValue: storySettings(ctx.config) });
       ctx.provide({ token: StoryTokens.WebSearchProvider, useValue: ctx.config.webSearch ?? NO_WEB_SEARCH });
       ctx.provide({ token: StoryTokens.SourceIndexCache, useClass: SourceIndexCache });
+      const reconciler = ctx.resolve(KeptStepReconciler);
       const preparer = ctx.resolve(StoryDraftPreparer);
       const settler = ctx.resolve(StoryReplySettler);
       // `degradable` is only the backstop for the kernel's hook timeout (a pipeline deadline set
       // longer than it): the plugin reports its own degradations with exact events.
-      ctx.hooks.preActor({ degradable: true, handler: (input, turn) => preparer.preActor(input, turn) });
+      // The continuity record follows swipes, edits and deletes before the pipeline reads it.
+      ctx.hooks.preActor({
+        degradable: true,
+        handler: async (input, turn) => {
+          await reconciler.reconcile(turn);
+          await preparer.preActor(input, turn);
+        },
+      });
       ctx.hooks.postReview((turn, context) => settler.postReview(turn, context));
     },
   });

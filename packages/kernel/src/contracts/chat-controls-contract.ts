@@ -3,6 +3,7 @@ import { createHarness } from '../harness/create-harness.js';
 import type { Harness } from '../harness/harness-options.js';
 import type { ChatRequest } from '../ports/chat-model.js';
 import { ScriptedChatModel } from '../testing/scripted-chat-model.js';
+import { CHAT_CONTROL_EVENTS } from '../turn/chat-control-events.js';
 import { historyFromEvents } from '../turn/session-history.js';
 import { codeOf, withFixture } from './contract-helpers.js';
 import type { SessionLogFixture } from './session-log-contract.js';
@@ -66,6 +67,22 @@ export function describeChatControlsContract(name: string, make: () => Promise<S
         expect(await codeOf(harness.selectStep({ sessionId: 's', turnId: 't3', step: 0 }))).toBe('KERNEL_TURN_NOT_FOUND');
         expect((await fixture.log.read('s')).filter((event) => event.type === 'kernel/turn-committed')).toHaveLength(4);
         await harness.close();
+      }));
+
+    it('finds the latest swipe, edit and delete by their lookup key, without a scan', () =>
+      withFixture(make, async (fixture) => {
+        const { harness } = await numberedHarness(fixture);
+        for (const turnId of ['t1', 't2']) await harness.runTurn({ sessionId: 's', text: `say ${turnId}`, turnId });
+        await harness.runTurn({ sessionId: 's', text: 'say t2', turnId: 't2', step: 1 });
+        await harness.selectStep({ sessionId: 's', turnId: 't2', step: 0 });
+        await harness.selectStep({ sessionId: 's', turnId: 't2', step: 1 });
+        await harness.editTurn({ sessionId: 's', turnId: 't1', reply: 'edited' });
+        const latest = (type: string) => fixture.log.findLatest('s', { type, key: CHAT_CONTROL_EVENTS.key });
+        expect(await latest(CHAT_CONTROL_EVENTS.stepSelected)).toMatchObject({ turnId: 't2', step: 1, data: { step: 1 } });
+        expect(await latest(CHAT_CONTROL_EVENTS.turnEdited)).toMatchObject({ turnId: 't1', data: { reply: 'edited' } });
+        expect(await latest(CHAT_CONTROL_EVENTS.turnsRemoved)).toBeUndefined();
+        await harness.removeTurns({ sessionId: 's', fromTurnId: 't2' });
+        expect(await latest(CHAT_CONTROL_EVENTS.turnsRemoved)).toMatchObject({ turnId: 't2', data: { fromTurnId: 't2' } });
       }));
 
     it('export → import keeps the visible history identical; a branch taken before an edit does not see it', () =>

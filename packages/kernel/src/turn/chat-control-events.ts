@@ -13,6 +13,27 @@ export const TURN_EDITED = 'kernel/turn-edited';
 /** A player removed a turn and every turn after it; the event's `turnId` names the first one removed. */
 export const TURNS_REMOVED = 'kernel/turns-removed';
 
+/**
+ * The `findLatest` key every chat-control event carries: `findLatest({type: STEP_SELECTED, key:
+ * CHAT_CONTROL_KEY})` is the session's latest swipe without a scan, so a plugin can tell cheaply
+ * whether anything changed since it last looked (the story plugin's continuity does).
+ */
+export const CHAT_CONTROL_KEY = 'chat-control';
+
+/**
+ * The chat-control event types and their lookup key, as one public value: `stepSelected`
+ * (`kernel/step-selected`), `turnEdited` (`kernel/turn-edited`), `turnsRemoved`
+ * (`kernel/turns-removed`) and `key` (every such event's `findLatest` key, so
+ * `findLatest({type: CHAT_CONTROL_EVENTS.stepSelected, key: CHAT_CONTROL_EVENTS.key})` is the
+ * session's latest swipe without a scan).
+ */
+export const CHAT_CONTROL_EVENTS = Object.freeze({
+  stepSelected: STEP_SELECTED,
+  turnEdited: TURN_EDITED,
+  turnsRemoved: TURNS_REMOVED,
+  key: CHAT_CONTROL_KEY,
+});
+
 /** Payload of a `kernel/step-selected` event. */
 export interface StepSelectedData {
   readonly step: number;

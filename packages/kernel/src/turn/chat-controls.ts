@@ -3,7 +3,7 @@ import { KernelError } from '../errors.js';
 import { formatIssues } from '../errors/format-issues.js';
 import type { Clock } from '../ports/clock.js';
 import type { NewSessionEvent, SessionLog } from '../ports/session-log.js';
-import { STEP_SELECTED, TURN_EDITED, type TurnEditedData, TURNS_REMOVED } from './chat-control-events.js';
+import { CHAT_CONTROL_KEY, STEP_SELECTED, TURN_EDITED, type TurnEditedData, TURNS_REMOVED } from './chat-control-events.js';
 import type { HistoryCache } from './history-cache.js';
 import type { CommittedTurnRecord } from './session-history.js';
 import { MAX_INPUT_LENGTH, TurnInputSchema } from './turn-input.js';
@@ -78,7 +78,7 @@ async function appendAndFold(services: ChatControlServices, session: string, eve
 }
 
 function controlEvent(services: ChatControlServices, type: string, id: string, atStep: number, data: unknown): NewSessionEvent {
-  return { type, turnId: id, step: atStep, ignorable: false, at: new Date(services.clock.now()).toISOString(), data };
+  return { type, turnId: id, step: atStep, ignorable: false, at: new Date(services.clock.now()).toISOString(), key: CHAT_CONTROL_KEY, data };
 }
 
 /**

@@ -59,24 +59,7 @@ export async function settleTurn(options: {
   const { env, manifest, files, reply } = options;
   const earlier = options.earlier ?? [];
   const marker = settleMarker(env.turnId, options.step ?? 0);
-  const participants = manifest.characters.filter((c) => c.enabled).map((c) => ({ id: c.id, name: c.name }));
-  let appends: Record<string, string>;
-  let mode: TurnSettlement['mode'] = 'full';
-  try {
-    const result = await runContinuity(env, {
-      visibleReply: reply,
-      outline: files[WORKSPACE_FILES.outline] ?? '',
-      foreshadowing: files[WORKSPACE_FILES.foreshadowing] ?? '',
-      participants,
-    });
-    appends = appendsFor(result, new Set(participants.map((p) => p.id)));
-  } catch (error) {
-    if (env.signal.aborted) throw abortReason(env.signal);
-    const described = describeError(error);
-    env.emit(STORY_EVENTS.degraded, { stage: 'story/continuity', fallback: 'reply-only', error: { code: described.code ?? 'STORY_STAGE_OUTPUT_INVALID', message: described.message } });
-    appends = { [WORKSPACE_FILES.history]: reply };
-    mode = 'reply-only';
-  }
+  const { appends, mode } = await continuityAppends(env, manifest, files, reply);
   if (Object.keys(appends).length === 0 && earlier.length === 0) {
     return { marker, applied: false, revision: -1, mode, files: [] };
   }
@@ -94,6 +77,39 @@ export async function settleTurn(options: {
       return { marker, applied: false, revision: -1, mode, files: [] };
     }
     throw error;
+  }
+}
+
+/**
+ * What settling a visible reply appends: the continuity worker's result per file, or — when its
+ * output is unusable — only the reply, to `history.md` (a `story-degraded` event says so).
+ * @param env - the stage environment
+ * @param manifest - the workspace manifest (its enabled characters take part)
+ * @param files - the workspace files (outline and foreshadowing are read)
+ * @param reply - the visible reply
+ * @returns the appends per file and the mode
+ * @throws the abort reason when cancelled
+ */
+export async function continuityAppends(
+  env: StageEnvironment,
+  manifest: StoryManifest,
+  files: Readonly<Record<string, string>>,
+  reply: string,
+): Promise<{ appends: Record<string, string>; mode: TurnSettlement['mode'] }> {
+  const participants = manifest.characters.filter((c) => c.enabled).map((c) => ({ id: c.id, name: c.name }));
+  try {
+    const result = await runContinuity(env, {
+      visibleReply: reply,
+      outline: files[WORKSPACE_FILES.outline] ?? '',
+      foreshadowing: files[WORKSPACE_FILES.foreshadowing] ?? '',
+      participants,
+    });
+    return { appends: appendsFor(result, new Set(participants.map((p) => p.id))), mode: 'full' };
+  } catch (error) {
+    if (env.signal.aborted) throw abortReason(env.signal);
+    const described = describeError(error);
+    env.emit(STORY_EVENTS.degraded, { stage: 'story/continuity', fallback: 'reply-only', error: { code: described.code ?? 'STORY_STAGE_OUTPUT_INVALID', message: described.message } });
+    return { appends: { [WORKSPACE_FILES.history]: reply }, mode: 'reply-only' };
   }
 }
 

@@ -1,0 +1,97 @@
+import { CHAT_CONTROL_EVENTS, foldCommittedTurns, type SessionEvent } from '@troupe/kernel';
+import * as z from 'zod';
+import { STORY_EVENTS, settleMarker } from '../events.js';
+
+/** A settlement block of one turn: its marker and the exact text it appended per file. */
+export interface SettleBlock {
+  readonly marker: string;
+  readonly appends: Readonly<Record<string, string>>;
+}
+
+/** An edited reply whose settlement must be computed (the continuity worker reads the new text). */
+export interface ResettleRequest {
+  readonly turnId: string;
+  readonly step: number;
+  readonly reply: string;
+  /** The `kernel/turn-edited` event the new reply comes from. */
+  readonly editId: string;
+  readonly marker: string;
+}
+
+/**
+ * What one turn's continuity record should be: every block ever written for it (`candidates`)
+ * and the one that should stand — a block, a re-settlement to compute, or nothing (the turn was
+ * removed from the chat).
+ */
+export interface TurnBlockPlan {
+  readonly turnId: string;
+  readonly candidates: readonly SettleBlock[];
+  readonly desired: { readonly kind: 'block'; readonly block: SettleBlock } | { readonly kind: 'resettle'; readonly request: ResettleRequest } | { readonly kind: 'none' };
+}
+
+const SettledSchema = z.object({ workspaceId: z.string(), marker: z.string(), appends: z.record(z.string(), z.string()) });
+const ResettledSchema = SettledSchema.extend({ turnId: z.string(), editId: z.string() });
+const EditSchema = z.object({ reply: z.string() });
+
+/**
+ * The marker of an edited reply's settlement: `story:<turnId>[:<step>]:edit-<event id>`.
+ * @param turnId - the turn
+ * @param step - the edited step
+ * @param editId - the `kernel/turn-edited` event's id
+ */
+export function editedMarker(turnId: string, step: number, editId: string): string {
+  return `${settleMarker(turnId, step)}:edit-${editId}`;
+}
+
+/**
+ * Plans the continuity record of a session's settled turns against what the chat shows now
+ * (`foldCommittedTurns`): the kept step's settlement stands (a swipe back to step 0 brings step
+ * 0's block back), an edited reply stands as its own re-settlement, a removed turn has none. A
+ * turn whose kept step was never settled (played before the story was enabled) is left alone.
+ * Pure: reads only the events.
+ * @param events - the session's events, in log order
+ * @param workspaceId - the workspace being reconciled
+ * @param currentTurnId - the turn now running (its own postReview settles it)
+ * @returns one plan per settled turn, in order of first settlement
+ */
+export function planKeptSteps(events: readonly SessionEvent[], workspaceId: string, currentTurnId: string): TurnBlockPlan[] {
+  const settled = new Map<string, Map<number, SettleBlock>>();
+  const resettled = new Map<string, SettleBlock & { readonly turnId: string }>();
+  const lastReplyEdit = new Map<string, SessionEvent>();
+  for (const event of events) {
+    if (event.type === STORY_EVENTS.settled) {
+      const data = SettledSchema.safeParse(event.data);
+      if (!data.success || data.data.workspaceId !== workspaceId || Object.keys(data.data.appends).length === 0) continue;
+      const steps = settled.get(event.turnId) ?? new Map<number, SettleBlock>();
+      steps.set(event.step, { marker: data.data.marker, appends: data.data.appends });
+      settled.set(event.turnId, steps);
+    } else if (event.type === STORY_EVENTS.resettled) {
+      const data = ResettledSchema.safeParse(event.data);
+      if (data.success && data.data.workspaceId === workspaceId) resettled.set(data.data.marker, { turnId: data.data.turnId, marker: data.data.marker, appends: data.data.appends });
+    } else if (event.type === CHAT_CONTROL_EVENTS.turnEdited && EditSchema.safeParse(event.data).success) {
+      lastReplyEdit.set(`${event.turnId}\u0000${event.step}`, event);
+    }
+  }
+  const visible = foldCommittedTurns(events);
+  const plans: TurnBlockPlan[] = [];
+  for (const [turnId, steps] of settled) {
+    if (turnId === currentTurnId) continue;
+    const candidates: SettleBlock[] = [...steps.values(), ...[...resettled.values()].filter((block) => block.turnId === turnId).map(({ marker, appends }) => ({ marker, appends }))];
+    const turn = visible.get(turnId);
+    if (!turn) {
+      plans.push({ turnId, candidates, desired: { kind: 'none' } });
+      continue;
+    }
+    const edit = lastReplyEdit.get(`${turnId}\u0000${turn.step}`);
+    const original = turn.steps.find((step) => step.step === turn.step);
+    if (edit && original?.edited) {
+      const marker = editedMarker(turnId, turn.step, edit.id);
+      const done = resettled.get(marker);
+      plans.push({ turnId, candidates, desired: done ? { kind: 'block', block: { marker: done.marker, appends: done.appends } } : { kind: 'resettle', request: { turnId, step: turn.step, reply: turn.reply, editId: edit.id, marker } } });
+      continue;
+    }
+    const kept = steps.get(turn.step);
+    if (kept) plans.push({ turnId, candidates, desired: { kind: 'block', block: kept } });
+  }
+  return plans;
+}
