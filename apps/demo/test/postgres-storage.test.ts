@@ -56,6 +56,23 @@ describe.skipIf(skip)('two demo servers on one database (TROUPE_DATABASE_URL)', 
     for (const { dataDir } of servers) expect(await readdir(dataDir)).not.toContain('sessions');
   });
 
+  it('concurrent turns of one session through both servers are serialised: each turn reads the one before it', async () => {
+    const [a, b] = servers as [(typeof servers)[0], (typeof servers)[0]];
+    const session = freshId('race');
+    const results = await Promise.all([a, b, a, b].map((server, index) => playTurn(server.web.url, session, `第${index + 1}句：灯塔还亮着吗？`)));
+    const seen = results.map((messages) => {
+      const last = messages.at(-1);
+      expect(last?.event).toBe('result');
+      return (last?.data as { prepared: { history: unknown[] } }).prepared.history.length;
+    });
+    // Without the cross-server turn lock two turns read the same history (equal lengths).
+    const sorted = [...seen].sort((x, y) => x - y);
+    const first = sorted[0] ?? 0;
+    expect(sorted).toEqual([first, first + 2, first + 4, first + 6]);
+    const committed = (await a.demo.storage.sessions.read(session)).filter((event) => event.type === 'kernel/turn-committed');
+    expect(committed).toHaveLength(4);
+  });
+
   // The browser half needs Debian Chromium (the browser suites fail loudly without it).
   it.runIf(existsSync(CHROMIUM) && process.env.TROUPE_SKIP_BROWSER_TESTS !== '1')("server B's open chat in Chromium shows a turn server A ran, without a reload", async () => {
     const [a, b] = servers as [(typeof servers)[0], (typeof servers)[0]];

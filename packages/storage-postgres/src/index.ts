@@ -4,7 +4,6 @@ export type { PostgresStorage } from './postgres-storage.js';
 export type { PostgresStorageOptions } from './db/options.js';
 export { PgTreeStore } from './tree/pg-tree-store.js';
 export { PgSessionLog } from './session/pg-session-log.js';
-export type { HeldTurnLock, TurnLockOptions } from './turn/pg-turn-locks.js';
 export { PgLiveUpdates } from './live/pg-live-updates.js';
 export type { SessionEventsUpdate, TreeRevisionUpdate, Unsubscribe, WatchOptions } from './live/pg-live-updates.js';
 export type { MigrateOptions, MigrateResult } from './migrations/migrate.js';

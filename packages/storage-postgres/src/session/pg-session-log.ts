@@ -1,15 +1,18 @@
 import {
   type EventKey,
+  type HeldSessionTurn,
   KernelStorageError,
+  type LockSessionTurnOptions,
   type NewSessionEvent,
   type ReadEventsOptions,
   type SessionEvent,
   type SessionLog,
+  type SessionTurnLock,
 } from '@troupe/kernel';
 import { parseExport, validateEventKey, validateNewEvents, validateSessionId } from '@troupe/kernel/storage';
 import type { Database, Queryable } from '../db/database.js';
 import { SESSION_EVENTS_CHANNEL } from '../live/channels.js';
-import type { HeldTurnLock, PgTurnLocks, TurnLockOptions } from '../turn/pg-turn-locks.js';
+import type { PgTurnLocks } from '../turn/pg-turn-locks.js';
 import { type EventColumns, eventColumns, eventFromRow, lookupKeyOf, sequenceOf } from './event-rows.js';
 
 // One statement per append: the session row is created or bumped (its row lock orders appends
@@ -39,7 +42,7 @@ const INSERT_CHUNK = 5_000;
  * type and JSON-encoded lookup key; `findLatest` is one probe of the `(session, type, key,
  * position)` index.
  */
-export class PgSessionLog implements SessionLog {
+export class PgSessionLog implements SessionLog, SessionTurnLock {
   readonly #db: Database;
   readonly #turnLocks: PgTurnLocks;
 
@@ -60,7 +63,7 @@ export class PgSessionLog implements SessionLog {
    * @param work - the turn
    * @param options - `signal` cancels the wait
    */
-  lockSessionTurn<T>(sessionId: string, work: (turn: HeldTurnLock) => Promise<T>, options?: TurnLockOptions): Promise<T> {
+  lockSessionTurn<T>(sessionId: string, work: (turn: HeldSessionTurn) => Promise<T>, options?: LockSessionTurnOptions): Promise<T> {
     return this.#turnLocks.lockSessionTurn(sessionId, work, options);
   }
 

@@ -1,28 +1,9 @@
-import { KernelStorageError } from '@troupe/kernel';
+import { type HeldSessionTurn, KernelStorageError, type LockSessionTurnOptions, type SessionTurnLock } from '@troupe/kernel';
 import { validateSessionId } from '@troupe/kernel/storage';
 import pg from 'pg';
 import { Database } from '../db/database.js';
 import type { ResolvedOptions } from '../db/options.js';
 import { sqlstateOf, toStorageError } from '../db/pg-error-map.js';
-
-// The shapes of the kernel's SessionTurnLock port (`lockSessionTurn`), declared structurally
-// here so this package works with kernels before and after the port.
-
-/** Options of {@link PgTurnLocks.lockSessionTurn}. */
-export interface TurnLockOptions {
-  /** Cancels the wait: the call rejects with the signal's reason and `work` never runs. */
-  readonly signal?: AbortSignal;
-}
-
-/** The lock as seen by the turn holding it. */
-export interface HeldTurnLock {
-  /**
-   * Checks, on the lock's own connection, that the advisory lock is still held (a dropped
-   * connection releases it on the server).
-   * @throws {KernelStorageError} STORAGE_IO when it is not
-   */
-  assertHeld(what: string): Promise<void>;
-}
 
 // Every session's lock is one 64-bit advisory lock key derived in SQL from the schema and the
 // session id (a bound parameter): other schemas and other sessions never share it, up to a
@@ -36,7 +17,7 @@ const KEY = "hashtextextended('troupe:turn:' || current_schema() || ':' || $1::t
  * connection's hold — released when `work` settles, and by the server at once when the holder's
  * process dies or its connection drops.
  */
-export class PgTurnLocks {
+export class PgTurnLocks implements SessionTurnLock {
   readonly #options: ResolvedOptions;
   #pool: pg.Pool | undefined;
   #closed = false;
@@ -57,7 +38,7 @@ export class PgTurnLocks {
    * @throws {KernelStorageError} SESSION_INVALID_ID; STORAGE_IO when another holder kept the
    * session past the timeout (named in the message) or the database failed; the signal's reason
    */
-  async lockSessionTurn<T>(sessionId: string, work: (turn: HeldTurnLock) => Promise<T>, options: TurnLockOptions = {}): Promise<T> {
+  async lockSessionTurn<T>(sessionId: string, work: (turn: HeldSessionTurn) => Promise<T>, options: LockSessionTurnOptions = {}): Promise<T> {
     validateSessionId(sessionId);
     const { signal } = options;
     signal?.throwIfAborted();
