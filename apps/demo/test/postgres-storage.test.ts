@@ -63,7 +63,7 @@ describe.skipIf(skip)('two demo servers on one database (TROUPE_DATABASE_URL)', 
     const seen = results.map((messages) => {
       const last = messages.at(-1);
       expect(last?.event).toBe('result');
-      return (last?.data as { prepared: { history: unknown[] } }).prepared.history.length;
+      return (last?.data as { prepared: { history: unknown[] } } | undefined)?.prepared.history.length ?? 0;
     });
     // Without the cross-server turn lock two turns read the same history (equal lengths).
     const sorted = [...seen].sort((x, y) => x - y);
