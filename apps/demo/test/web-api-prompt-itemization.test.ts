@@ -80,6 +80,20 @@ describe('prompt itemization API', () => {
     expect({ step: other.body.step, kept: other.body.kept }).toEqual({ step: 1, kept: false });
   });
 
+  it('marks the reply being continued in a continue step’s prompt', async () => {
+    const session = freshId('itemize-continue');
+    const first = resultOf(await playTurn(fx.server.url, session, '讲个故事吧。'));
+    const continued = resultOf(await streamPost(`${fx.server.url}/api/sessions/${session}/continue`, {}));
+    expect(continued).toMatchObject({ turnId: first.turnId, step: 1 });
+    const answer = await api('GET', `/api/sessions/${session}/turns/${first.turnId}/prompt`);
+    const blocks = answer.body.blocks as Block[];
+    expect(answer.body.step).toBe(1);
+    const continuation = blocks.filter((block) => block.source === 'continuation');
+    expect(continuation).toHaveLength(1);
+    expect(continuation[0]?.role).toBe('assistant');
+    expect(blocks.indexOf(continuation[0] as Block)).toBeGreaterThan(blocks.findIndex((block) => block.source === 'input'));
+  });
+
   it('counts the tokens of every visible message with the actor model’s tokenizer', async () => {
     const session = freshId('tokens');
     await playTurn(fx.server.url, session, '你好，莉娅。今晚的港口很安静。');
