@@ -1,11 +1,20 @@
 // Kernel overhead per turn: zero-latency model, in-memory stores, N no-op plugins that each
 // register a handler on every hook. Run with `pnpm bench` (after a build).
-import { createHarness, definePlugin } from '../dist/index.js';
-import { MemorySessionLog } from '../dist/testing/index.js';
+// Before/after in one run: `BENCH_BASELINE=<a kernel dist/ folder> node bench/turn-overhead.mjs`
+// measures that build and this one alternately (the folder must sit inside packages/kernel so its
+// imports resolve, e.g. `.tmp/baseline/dist` copied from a build of the base commit).
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const builds = [{ label: 'this build', dir: new URL('../dist/', import.meta.url).href }];
+if (process.env.BENCH_BASELINE) builds.unshift({ label: 'baseline', dir: `${pathToFileURL(resolve(process.env.BENCH_BASELINE)).href}/` });
+const kernels = await Promise.all(
+  builds.map(async (build) => ({ ...build, kernel: await import(`${build.dir}index.js`), testing: await import(`${build.dir}testing/index.js`) })),
+);
 
 const zeroLatencyModel = { id: 'zero', generate: async () => ({ text: 'ok' }) };
 
-function noopPlugin(index, kind) {
+function noopPlugin({ definePlugin }, index, kind) {
   const handler = kind === 'async' ? async (_value, ctx) => void ctx.signal : () => undefined;
   return definePlugin({
     name: `noop-${index}`,
@@ -20,11 +29,11 @@ function noopPlugin(index, kind) {
   });
 }
 
-async function measure(pluginCount, turns, kind) {
-  const harness = await createHarness({
+async function measure({ kernel, testing }, pluginCount, turns, kind) {
+  const harness = await kernel.createHarness({
     model: zeroLatencyModel,
-    sessionLog: new MemorySessionLog(),
-    plugins: Array.from({ length: pluginCount }, (_, index) => noopPlugin(index, kind)),
+    sessionLog: new testing.MemorySessionLog(),
+    plugins: Array.from({ length: pluginCount }, (_, index) => noopPlugin(kernel, index, kind)),
   });
   // 20-turn sessions, like a real conversation; warm up first.
   const run = async (count, offset) => {
@@ -47,12 +56,26 @@ async function measure(pluginCount, turns, kind) {
 }
 
 console.log(`@troupe/kernel — overhead per turn (Node ${process.version}, ${process.platform}/${process.arch})`);
+const rounds = Number(process.env.BENCH_ROUNDS ?? (kernels.length > 1 ? 3 : 1));
 for (const kind of ['sync', 'async']) {
-  const results = {};
-  for (const plugins of [0, 3, 30]) {
-    results[plugins] = await measure(plugins, 20_000, kind);
-    console.log(`  ${kind.padEnd(5)} ${String(plugins).padStart(2)} no-op plugins: median ${results[plugins].median.toFixed(1)} µs/turn (best batch ${results[plugins].best.toFixed(1)} µs)`);
+  for (const build of kernels) build.results = {};
+  // Builds alternate per plugin count and round, so a load change hits both alike; best median kept.
+  for (let round = 0; round < rounds; round++) {
+    for (const plugins of [0, 3, 30]) {
+      for (const build of kernels) {
+        const result = await measure(build, plugins, 20_000, kind);
+        const kept = build.results[plugins];
+        if (!kept || result.median < kept.median) build.results[plugins] = result;
+      }
+    }
   }
-  const perPlugin = (results[30].median - results[3].median) / 27;
-  console.log(`  ${kind.padEnd(5)} marginal cost: ${perPlugin.toFixed(2)} µs per extra plugin (4 handlers each)`);
+  for (const build of kernels) {
+    const prefix = kernels.length > 1 ? `${build.label.padEnd(10)} ` : '';
+    for (const plugins of [0, 3, 30]) {
+      const result = build.results[plugins];
+      console.log(`  ${prefix}${kind.padEnd(5)} ${String(plugins).padStart(2)} no-op plugins: median ${result.median.toFixed(1)} µs/turn (best batch ${result.best.toFixed(1)} µs)`);
+    }
+    const perPlugin = (build.results[30].median - build.results[3].median) / 27;
+    console.log(`  ${prefix}${kind.padEnd(5)} marginal cost: ${perPlugin.toFixed(2)} µs per extra plugin (4 handlers each)`);
+  }
 }

@@ -52,29 +52,42 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
 
 /**
  * A child controller that aborts when any of `parents` aborts. Call `dispose()` when done so the
- * parents do not keep listeners (and thus the child) alive.
+ * parents do not keep listeners (and thus the child) alive. This (with {@link followSignals}) is
+ * the one way Troupe links signals.
  * @param parents - signals to follow
  * @returns the controller and its disposer
  */
 export function linkedController(...parents: AbortSignal[]): { controller: AbortController; dispose: () => void } {
   const controller = new AbortController();
+  return { controller, dispose: followSignals(controller, parents) };
+}
+
+/**
+ * Makes an existing `controller` abort, with the same reason, when the first of `parents` does.
+ * @param controller - the controller to abort
+ * @param parents - signals to follow
+ * @returns a function that stops following (removes every listener)
+ */
+export function followSignals(controller: AbortController, parents: readonly AbortSignal[]): () => void {
   const listeners: Array<[AbortSignal, () => void]> = [];
+  const dispose = () => {
+    for (const [parent, onAbort] of listeners) parent.removeEventListener('abort', onAbort);
+    listeners.length = 0;
+  };
   for (const parent of parents) {
     if (parent.aborted) {
+      dispose();
       controller.abort(abortReason(parent));
       break;
     }
-    const onAbort = () => controller.abort(abortReason(parent));
+    const onAbort = () => {
+      dispose();
+      controller.abort(abortReason(parent));
+    };
     parent.addEventListener('abort', onAbort, { once: true });
     listeners.push([parent, onAbort]);
   }
-  return {
-    controller,
-    dispose: () => {
-      for (const [parent, onAbort] of listeners) parent.removeEventListener('abort', onAbort);
-      listeners.length = 0;
-    },
-  };
+  return dispose;
 }
 
 /**

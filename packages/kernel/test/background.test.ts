@@ -57,6 +57,41 @@ describe('background tasks', () => {
     expect((await sessionLog.read('s')).map((event) => event.type)).toEqual(['kernel/turn-committed', 'poller/done']);
   });
 
+  it('are interrupted by close() even when they ignore their signal; what they append later is dropped', async () => {
+    const gate = deferred();
+    let sawAbort: unknown;
+    const stubborn = testPlugin('stubborn', (ctx) => {
+      ctx.hooks.preActor((_input, turn) => {
+        turn.startBackground('ignore-signal', async (task) => {
+          await gate.promise;
+          sawAbort = task.signal.reason;
+          await task.appendEvents([{ type: 'stubborn/late', data: {} }]);
+        });
+      });
+    });
+    const { harness, sessionLog } = await createTestHarness({ plugins: [stubborn] });
+    await harness.runTurn({ sessionId: 's', text: 'hi' });
+    expect(harness.backgroundTasks).toBe(1);
+    await harness.close();
+    expect(harness.backgroundTasks).toBe(0);
+    gate.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((sawAbort as DOMException).message).toBe('The harness was closed');
+    expect((await sessionLog.read('s')).map((event) => event.type)).toEqual(['kernel/turn-committed']);
+  });
+
+  it('close({mode: "drain", timeoutMs}) waits that long, then interrupts what is still running', async () => {
+    const stuck = testPlugin('stuck', (ctx) => {
+      ctx.hooks.preActor((_input, turn) => {
+        turn.startBackground('never-ends', () => new Promise<void>(() => {}));
+      });
+    });
+    const { harness } = await createTestHarness({ plugins: [stuck] });
+    await harness.runTurn({ sessionId: 's', text: 'hi' });
+    await harness.close({ mode: 'drain', timeoutMs: 20 });
+    expect(harness.backgroundTasks).toBe(0);
+  });
+
   it('record a failure event when a task throws', async () => {
     const plugin = testPlugin('flaky', (ctx) => {
       ctx.hooks.postReview((_turn, turn) => {

@@ -1,4 +1,4 @@
-import { abortReason, extractJson, throwIfAborted } from '@troupe/kernel/util';
+import { abortReason, extractJson, linkedController, throwIfAborted } from '@troupe/kernel/util';
 import { type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamPart, formatIssues, type ModelCapabilities, type Tokenizer } from '@troupe/kernel';
 import OpenAI from 'openai';
 import { type OpenAICompatibleConfig, type OpenAICompatibleOptions, resolveOpenAICompatibleConfig, type StructuredOutputLevel } from './config.js';
@@ -122,9 +122,7 @@ class OpenAICompatibleModel implements ChatModel {
     throwIfAborted(request.signal);
     this.#checkTools(request);
     // Our own controller lets the idle timer cut a stalled stream; the caller's abort is forwarded.
-    const internal = new AbortController();
-    const forwardAbort = () => internal.abort(abortReason(request.signal));
-    request.signal.addEventListener('abort', forwardAbort, { once: true });
+    const { controller: internal, dispose: unlink } = linkedController(request.signal);
     let idleFired = false;
     let idleTimer: ReturnType<typeof setTimeout> | undefined;
     const armIdleTimer = () => {
@@ -181,7 +179,7 @@ class OpenAICompatibleModel implements ChatModel {
       yield { type: 'finish', response: this.#finish(request, accumulator.response()) };
     } finally {
       clearTimeout(idleTimer);
-      request.signal.removeEventListener('abort', forwardAbort);
+      unlink();
       // Closes the connection when the consumer stops early.
       if (!internal.signal.aborted) internal.abort();
     }

@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { abortReason } from '@troupe/kernel/util';
+import { retryWithDelays } from '@troupe/kernel/util';
 import { APIConnectionError, APIError } from 'openai';
 import { ModelError } from './model-error.js';
 
@@ -19,7 +18,8 @@ export const MAX_BACKOFF_MS = 8_000;
 /**
  * Runs `attempt` and retries it on connection errors and HTTP 408/409/429/5xx, like the SDK
  * would, but with two differences that matter for a turn: every pause listens to `signal` (an
- * abort ends the wait at once and rejects with the abort reason), and a `Retry-After` longer than
+ * abort ends the wait at once and rejects with the abort reason; the pauses are an Effect schedule
+ * in the kernel's `retryWithDelays`), and a `Retry-After` longer than
  * `maxRetryAfterMs` is not waited for — the call fails with `MODEL_RATE_LIMITED` naming the wait,
  * so a session is never frozen for the length of a server's `Retry-After: 600`.
  * @param settings - retry count and the `Retry-After` cap
@@ -30,13 +30,12 @@ export const MAX_BACKOFF_MS = 8_000;
  * @throws the last failure; {@link ModelError} MODEL_RATE_LIMITED when the server asks for a wait
  *   beyond the cap; the abort reason when cancelled
  */
-export async function withRetries<T>(settings: RetrySettings, signal: AbortSignal, modelId: string, attempt: () => Promise<T>): Promise<T> {
-  for (let retry = 0; ; retry++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (signal.aborted) throw abortReason(signal);
-      if (!isRetryable(error)) throw error;
+export function withRetries<T>(settings: RetrySettings, signal: AbortSignal, modelId: string, attempt: () => Promise<T>): Promise<T> {
+  return retryWithDelays({
+    signal,
+    attempt,
+    delayBeforeRetry: (error, retry) => {
+      if (!isRetryable(error)) return undefined;
       const asked = retryAfterMs(error);
       if (asked !== undefined && asked > settings.maxRetryAfterMs) {
         const status = (error as APIError).status;
@@ -46,15 +45,10 @@ export async function withRetries<T>(settings: RetrySettings, signal: AbortSigna
           { cause: error, modelId, ...(typeof status === 'number' ? { status } : {}), details: { retryAfterMs: asked, maxRetryAfterMs: settings.maxRetryAfterMs } },
         );
       }
-      if (retry >= settings.maxRetries) throw error;
-      const pause = asked ?? Math.min(MAX_BACKOFF_MS, INITIAL_BACKOFF_MS * 2 ** retry);
-      try {
-        await sleep(pause, undefined, { signal });
-      } catch {
-        throw abortReason(signal);
-      }
-    }
-  }
+      if (retry >= settings.maxRetries) return undefined;
+      return asked ?? Math.min(MAX_BACKOFF_MS, INITIAL_BACKOFF_MS * 2 ** retry);
+    },
+  });
 }
 
 /**

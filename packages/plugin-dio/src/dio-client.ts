@@ -1,4 +1,4 @@
-import { abortReason, describeError, sha256Hex } from '@troupe/kernel/util';
+import { abortReason, describeError, pollOnGrid, sha256Hex } from '@troupe/kernel/util';
 import { type Clock, formatIssues, type Logger, silentLogger, systemClock } from '@troupe/kernel';
 import type * as z from 'zod';
 import { DioError } from './errors.js';
@@ -203,39 +203,35 @@ export class DioClient {
     const path = `/v1/director/tasks/by-request/${encodeURIComponent(requestId)}`;
     let polls = 0;
     return this.#logged({ operation: 'waitForTerminal', requestId }, signal, async () => {
-      const start = this.#clock.now();
-      const deadline = start + budgetMs;
       let lastFailure: unknown;
-      // Index of the grid point the current poll started on.
-      let tick = 0;
-      for (;;) {
-        const remaining = deadline - this.#clock.now();
-        if (remaining <= 0) break;
-        polls += 1;
-        try {
-          const { json } = await requestJson(this.#base('GET', path, options.userAuthorization, signal, Math.min(this.#timeoutMs, remaining), 'waitForTerminal'));
-          const task = parseResponse(TaskStatusSchema, json, 'waitForTerminal');
-          if (task.requestId !== requestId) {
-            throw new DioError('DIO_IDENTITY_MISMATCH', `waitForTerminal: asked for ${JSON.stringify(requestId)}, got ${JSON.stringify(task.requestId)}`, {
-              operation: 'waitForTerminal',
-            });
+      // The grid and the budget are an Effect schedule in the kernel's `pollOnGrid`: t = 0, 1, 2 … s
+      // from the start, not "1 s after the answer", so a slow service never stretches the number of
+      // polls past budget / interval + 1; grid points missed during a slow poll are skipped.
+      const outcome = await pollOnGrid<DioTaskStatus>({
+        clock: this.#clock,
+        signal,
+        intervalMs,
+        budgetMs,
+        poll: async (remainingMs) => {
+          polls += 1;
+          try {
+            const { json } = await requestJson(this.#base('GET', path, options.userAuthorization, signal, Math.min(this.#timeoutMs, remainingMs), 'waitForTerminal'));
+            const task = parseResponse(TaskStatusSchema, json, 'waitForTerminal');
+            if (task.requestId !== requestId) {
+              throw new DioError('DIO_IDENTITY_MISMATCH', `waitForTerminal: asked for ${JSON.stringify(requestId)}, got ${JSON.stringify(task.requestId)}`, {
+                operation: 'waitForTerminal',
+              });
+            }
+            return task.status === 'processing' ? { done: false } : { done: true, value: task };
+          } catch (error) {
+            // A transient failure is a missed poll; anything else ends the wait.
+            if (signal.aborted || !DioError.isInstance(error) || error.failureClass !== 'transient') throw error;
+            lastFailure = error;
+            return { done: false };
           }
-          if (task.status !== 'processing') return task;
-        } catch (error) {
-          if (signal.aborted) throw abortReason(signal);
-          if (!DioError.isInstance(error) || error.failureClass !== 'transient') throw error;
-          lastFailure = error;
-        }
-        // Fixed cadence from the start (t = 0, 1, 2 … s), not "1 s after the answer", so a slow
-        // service never stretches the number of polls past budget / interval + 1; grid points
-        // that passed while a slow poll was in flight are skipped, never made up in a burst.
-        tick = Math.max(tick + 1, Math.ceil((this.#clock.now() - start) / intervalMs));
-        const nextTick = start + tick * intervalMs;
-        const wake = Math.min(nextTick, deadline);
-        const wait = wake - this.#clock.now();
-        if (wait > 0) await this.#clock.sleep(wait, signal);
-        if (nextTick >= deadline) break;
-      }
+        },
+      });
+      if (outcome.done) return outcome.value;
       throw new DioError('DIO_WAIT_BUDGET_EXHAUSTED', `waitForTerminal: ${requestId} was not terminal after ${budgetMs} ms (${polls} polls)`, {
         operation: 'waitForTerminal',
         ...(lastFailure === undefined ? {} : { cause: lastFailure }),

@@ -1,4 +1,4 @@
-import { abortReason, linkedController, readCappedText } from '@troupe/kernel/util';
+import { abortReason, readCappedText, runWithin } from '@troupe/kernel/util';
 import type { Clock } from '@troupe/kernel';
 import { DioError } from './errors.js';
 
@@ -40,66 +40,56 @@ export interface JsonResponse {
  * @returns status and parsed JSON body
  * @throws {DioError} DIO_HTTP_PERMANENT, DIO_HTTP_TRANSIENT, DIO_NETWORK, DIO_TIMEOUT, DIO_INVALID_RESPONSE
  */
-export async function requestJson(request: JsonRequest): Promise<JsonResponse> {
+export function requestJson(request: JsonRequest): Promise<JsonResponse> {
   const { signal, operation } = request;
-  if (signal.aborted) throw abortReason(signal);
-  const { controller, dispose } = linkedController(signal);
-  const timer = new AbortController();
-  let timedOut = false;
-  // The timeout sleeps on the injected clock; aborting `timer` in `finally` removes the sleeper,
-  // so no timer outlives the request. It covers the body as well as the headers.
-  request.clock.sleep(request.timeoutMs, timer.signal).then(
-    () => {
-      timedOut = true;
-      controller.abort(new DOMException(`${operation} timed out after ${request.timeoutMs} ms`, 'TimeoutError'));
-    },
-    () => {},
-  );
+  // One deadline on the injected clock covers the body as well as the headers; at the limit the
+  // request's own signal aborts (dropping the connection) and this rejects with DIO_TIMEOUT at
+  // once, even if the transport ignores its signal. No timer outlives the request.
+  const timeout = () => new DioError('DIO_TIMEOUT', `${operation}: no answer within ${request.timeoutMs} ms`, { operation });
+  return runWithin(request.clock, request.timeoutMs, signal, timeout, (requestSignal) => exchange(request, requestSignal));
+}
+
+async function exchange(request: JsonRequest, requestSignal: AbortSignal): Promise<JsonResponse> {
+  const { operation } = request;
   const redact = redactor(Object.values(request.headers));
   const transportFailure = (cause: unknown): unknown => {
-    if (signal.aborted) return abortReason(signal);
-    if (timedOut) return new DioError('DIO_TIMEOUT', `${operation}: no answer within ${request.timeoutMs} ms`, { cause, operation });
+    if (requestSignal.aborted) return abortReason(requestSignal);
     return new DioError('DIO_NETWORK', `${operation}: the DIO service could not be reached (${redact(describeCause(cause))})`, { cause, operation });
   };
+  let response: Response;
   try {
-    let response: Response;
-    try {
-      response = await request.fetch(request.url, {
-        method: request.method,
-        headers: { accept: 'application/json', ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers },
-        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-        signal: controller.signal,
-      });
-    } catch (cause) {
-      throw transportFailure(cause);
-    }
-    const status = response.status;
-    let text: string | undefined;
-    try {
-      text = await readCapped(response, MAX_RESPONSE_BYTES);
-    } catch (cause) {
-      throw transportFailure(cause);
-    }
-    if (signal.aborted) throw abortReason(signal);
-    const excerpt = snippet(text ?? '', redact);
-    if (status === 429 || status >= 500) {
-      throw new DioError('DIO_HTTP_TRANSIENT', `${operation}: the DIO service answered ${status}${excerpt}`, { status, operation });
-    }
-    if (request.passStatuses?.includes(status)) return { status, json: undefined };
-    if (status < 200 || status >= 300) {
-      throw new DioError('DIO_HTTP_PERMANENT', `${operation}: the DIO service answered ${status}${excerpt}`, { status, operation });
-    }
-    if (text === undefined) {
-      throw new DioError('DIO_INVALID_RESPONSE', `${operation}: the response is larger than ${MAX_RESPONSE_BYTES} bytes`, { status, operation });
-    }
-    try {
-      return { status, json: JSON.parse(text) };
-    } catch (cause) {
-      throw new DioError('DIO_INVALID_RESPONSE', `${operation}: the response is not JSON${excerpt}`, { cause, status, operation });
-    }
-  } finally {
-    timer.abort();
-    dispose();
+    response = await request.fetch(request.url, {
+      method: request.method,
+      headers: { accept: 'application/json', ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers },
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+      signal: requestSignal,
+    });
+  } catch (cause) {
+    throw transportFailure(cause);
+  }
+  const status = response.status;
+  let text: string | undefined;
+  try {
+    text = await readCapped(response, MAX_RESPONSE_BYTES);
+  } catch (cause) {
+    throw transportFailure(cause);
+  }
+  if (requestSignal.aborted) throw abortReason(requestSignal);
+  const excerpt = snippet(text ?? '', redact);
+  if (status === 429 || status >= 500) {
+    throw new DioError('DIO_HTTP_TRANSIENT', `${operation}: the DIO service answered ${status}${excerpt}`, { status, operation });
+  }
+  if (request.passStatuses?.includes(status)) return { status, json: undefined };
+  if (status < 200 || status >= 300) {
+    throw new DioError('DIO_HTTP_PERMANENT', `${operation}: the DIO service answered ${status}${excerpt}`, { status, operation });
+  }
+  if (text === undefined) {
+    throw new DioError('DIO_INVALID_RESPONSE', `${operation}: the response is larger than ${MAX_RESPONSE_BYTES} bytes`, { status, operation });
+  }
+  try {
+    return { status, json: JSON.parse(text) };
+  } catch (cause) {
+    throw new DioError('DIO_INVALID_RESPONSE', `${operation}: the response is not JSON${excerpt}`, { cause, status, operation });
   }
 }
 

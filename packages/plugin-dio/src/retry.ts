@@ -1,4 +1,4 @@
-import { abortReason } from '@troupe/kernel/util';
+import { retryWithDelays } from '@troupe/kernel/util';
 import type { Clock } from '@troupe/kernel';
 import { isTransient } from './errors.js';
 
@@ -13,7 +13,8 @@ export function retryDelayMs(attempt: number): number {
 
 /**
  * Runs `attempt` until it succeeds, fails permanently, or the budget has no room for another try.
- * Only transient failures are retried. Cancellation rejects with the abort reason at once.
+ * Only transient failures are retried, after {@link retryDelayMs} on the clock (an Effect
+ * schedule, see `retryWithDelays`). Cancellation rejects with the abort reason at once.
  * @param clock - time source (virtual in tests)
  * @param budgetMs - total time allowed, first attempt included
  * @param signal - cancels the whole thing
@@ -21,18 +22,16 @@ export function retryDelayMs(attempt: number): number {
  * @returns the first successful result
  * @throws the last failure, or the abort reason
  */
-export async function retryWithinBudget<T>(clock: Clock, budgetMs: number, signal: AbortSignal, attempt: (remainingMs: number) => Promise<T>): Promise<T> {
+export function retryWithinBudget<T>(clock: Clock, budgetMs: number, signal: AbortSignal, attempt: (remainingMs: number) => Promise<T>): Promise<T> {
   const deadline = clock.now() + budgetMs;
-  for (let tries = 0; ; tries++) {
-    if (signal.aborted) throw abortReason(signal);
-    try {
-      return await attempt(Math.max(1, deadline - clock.now()));
-    } catch (error) {
-      if (signal.aborted) throw abortReason(signal);
-      const delay = retryDelayMs(tries);
-      // Retry only when another attempt still fits in the budget after the pause.
-      if (!isTransient(error) || clock.now() + delay >= deadline) throw error;
-      await clock.sleep(delay, signal);
-    }
-  }
+  return retryWithDelays({
+    clock,
+    signal,
+    attempt: () => attempt(Math.max(1, deadline - clock.now())),
+    // Retry only when another attempt still fits in the budget after the pause.
+    delayBeforeRetry: (error, retry) => {
+      const delay = retryDelayMs(retry);
+      return isTransient(error) && clock.now() + delay < deadline ? delay : undefined;
+    },
+  });
 }

@@ -1,8 +1,11 @@
+import { Effect, Exit, type Fiber, Scope } from 'effect';
 import { isAbortError } from '../abort.js';
 import { describeError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { NewSessionEvent, SessionLog } from '../ports/session-log.js';
+import { systemClock } from '../ports/clock.js';
+import { runWithin } from '../timing/on-clock.js';
 
 /** An event a background task records; the task's session, turn and step are filled in. */
 export interface BackgroundEvent {
@@ -64,15 +67,18 @@ export interface CloseBackgroundOptions {
 interface TrackedTask {
   readonly handle: BackgroundTaskHandle;
   readonly controller: AbortController;
+  readonly fiber: Fiber.Fiber<void>;
 }
 
 /**
- * Tracks work that outlives a turn (e.g. DIO task polling). Every task is cancellable, its
- * failures are recorded as session events, and `close()` aborts or drains all of them so no
- * timer or request is left behind.
+ * Tracks work that outlives a turn (e.g. DIO task polling and its retries). Every task is an
+ * Effect fiber forked into the harness's scope: it is cancellable, its failures are recorded as
+ * session events, and `close()` drains the scope or interrupts it, so no timer or request is left
+ * behind — a task that ignores its signal is interrupted too, not waited for.
  */
 export class BackgroundTasks {
   readonly #tasks = new Set<TrackedTask>();
+  readonly #scope = Scope.makeUnsafe();
   readonly #sessionLog: SessionLog;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -129,27 +135,36 @@ export class BackgroundTasks {
       clock: this.#clock,
       appendEvents,
     };
-    let tracked: TrackedTask | undefined;
-    const done = Promise.resolve()
-      .then(() => run(context))
-      .catch(async (error: unknown) => {
-        // Cancellation is not a failure: nothing is recorded for an aborted task.
+    // The body settles on its own: cancellation is not a failure, and a failure becomes an event.
+    const body = async (): Promise<void> => {
+      try {
+        await run(context);
+      } catch (error) {
         if (controller.signal.aborted && (isAbortError(error) || error === controller.signal.reason)) return;
         logger.error('background task failed', { error: describeError(error) });
         await appendEvents([{ type: 'kernel/background-failed', data: { task: name, plugin: owner.plugin, error: describeError(error) } }]).catch(
           (appendError: unknown) => logger.error('could not record background failure', { error: describeError(appendError) }),
         );
-      })
-      .finally(() => {
+      }
+    };
+    const fiber = Effect.runSync(Effect.forkIn(Effect.promise(body), this.#scope));
+    let tracked: TrackedTask | undefined;
+    const done = new Promise<void>((resolve) => {
+      fiber.addObserver(() => {
         if (tracked) this.#tasks.delete(tracked);
+        resolve();
       });
+    });
     const handle: BackgroundTaskHandle = {
       name,
       done,
-      abort: (reason?: unknown) => controller.abort(reason ?? new DOMException(`Background task "${name}" was aborted`, 'AbortError')),
+      abort: (reason?: unknown) => {
+        controller.abort(reason ?? new DOMException(`Background task "${name}" was aborted`, 'AbortError'));
+        fiber.interruptUnsafe();
+      },
     };
-    tracked = { handle, controller };
-    this.#tasks.add(tracked);
+    tracked = { handle, controller, fiber };
+    if (fiber.pollUnsafe() === undefined) this.#tasks.add(tracked);
     return handle;
   }
 
@@ -159,24 +174,15 @@ export class BackgroundTasks {
    */
   async close(options: CloseBackgroundOptions = {}): Promise<void> {
     this.#closed = true;
-    const running = [...this.#tasks];
     if (options.mode === 'drain') {
-      const all = Promise.all(running.map((task) => task.handle.done));
-      if (options.timeoutMs === undefined) {
-        await all;
-        return;
-      }
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
-      });
-      const outcome = await Promise.race([all.then(() => 'drained' as const), timedOut]);
-      clearTimeout(timer);
-      if (outcome === 'drained') return;
+      const all = Promise.all([...this.#tasks].map((task) => task.handle.done));
+      if (options.timeoutMs === undefined) await all;
+      else await runWithin(systemClock, options.timeoutMs, new AbortController().signal, () => 'timeout', () => all).catch(() => undefined);
     }
+    // Whatever still runs sees the close as its abort reason, then its fiber is interrupted.
     const reason = new DOMException('The harness was closed', 'AbortError');
     for (const task of this.#tasks) task.controller.abort(reason);
+    await Effect.runPromise(Scope.close(this.#scope, Exit.void));
     await Promise.all([...this.#tasks].map((task) => task.handle.done));
   }
 }
-

@@ -20,6 +20,7 @@ import { finishCommittedTurn, finishCommittedTurnQuietly } from '../turn/finish-
 import { parseTurnInput, runTurn, type TurnServices } from '../turn/run-turn.js';
 import { withSessionTurnLock } from '../turn/session-turn-queue.js';
 import { resolveTurnLimits } from '../turn/turn-limits.js';
+import { runWithin } from '../timing/on-clock.js';
 import { KERNEL_VERSION } from '../version.js';
 import { type EditTurnRequest, editTurn, type RemoveTurnsRequest, removeTurns, type SelectStepRequest, selectStep } from '../turn/chat-controls.js';
 import { type ContinueTurnRequest, planContinuation } from '../turn/continue-turn.js';
@@ -285,17 +286,13 @@ class KernelHarness implements Harness {
       await all;
       return;
     }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<'deadline'>((resolve) => {
-      timer = setTimeout(() => resolve('deadline'), deadlineMs);
-    });
-    try {
-      if ((await Promise.race([all, deadline])) === 'deadline') {
-        this.#afterCommit.abort(new KernelError('KERNEL_HARNESS_CLOSED', 'The harness closed before the postReview work of a committed turn finished; the next start finishes it'));
-        await all;
-      }
-    } finally {
-      clearTimeout(timer);
+    const drained = await runWithin(systemClock, deadlineMs, new AbortController().signal, () => 'deadline', () => all).then(
+      () => true,
+      () => false,
+    );
+    if (!drained) {
+      this.#afterCommit.abort(new KernelError('KERNEL_HARNESS_CLOSED', 'The harness closed before the postReview work of a committed turn finished; the next start finishes it'));
+      await all;
     }
   }
 

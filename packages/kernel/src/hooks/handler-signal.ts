@@ -1,4 +1,4 @@
-import { abortReason } from '../abort.js';
+import { linkedController } from '../abort.js';
 
 /**
  * A handler's cancellation signal, created only when the handler reads it. Most handlers are
@@ -7,8 +7,7 @@ import { abortReason } from '../abort.js';
  */
 export class LazyHandlerSignal {
   readonly #turnSignal: AbortSignal;
-  #controller: AbortController | undefined;
-  #onTurnAbort: (() => void) | undefined;
+  #link: ReturnType<typeof linkedController> | undefined;
 
   /** @param turnSignal - the turn's signal, which the handler's signal follows */
   constructor(turnSignal: AbortSignal) {
@@ -17,26 +16,17 @@ export class LazyHandlerSignal {
 
   /** The handler's signal: aborts when the turn aborts or the handler times out. */
   get signal(): AbortSignal {
-    if (!this.#controller) {
-      const controller = new AbortController();
-      this.#controller = controller;
-      if (this.#turnSignal.aborted) controller.abort(abortReason(this.#turnSignal));
-      else {
-        this.#onTurnAbort = () => controller.abort(abortReason(this.#turnSignal));
-        this.#turnSignal.addEventListener('abort', this.#onTurnAbort, { once: true });
-      }
-    }
-    return this.#controller.signal;
+    this.#link ??= linkedController(this.#turnSignal);
+    return this.#link.controller.signal;
   }
 
   /** Aborts the handler's signal (if anyone is listening) with `reason`. */
   abort(reason: unknown): void {
-    this.#controller?.abort(reason);
+    this.#link?.controller.abort(reason);
   }
 
   /** Detaches from the turn signal so finished handlers leave no listeners behind. */
   dispose(): void {
-    if (this.#onTurnAbort) this.#turnSignal.removeEventListener('abort', this.#onTurnAbort);
-    this.#onTurnAbort = undefined;
+    this.#link?.dispose();
   }
 }

@@ -1,4 +1,6 @@
 import { abortReason } from '../abort.js';
+import { systemClock } from '../ports/clock.js';
+import { runWithin } from '../timing/on-clock.js';
 import { describeError, KernelError } from '../errors.js';
 import type { Logger } from '../ports/logger.js';
 import type { TurnState } from '../turn/turn-state.js';
@@ -26,7 +28,9 @@ export type HandlerOutcome<T> = { readonly ok: true; readonly value: T } | { rea
  *   and hook;
  * - `degradable` handlers: the failure becomes a `kernel/hook-degraded` event and
  *   `{ok: false}` is returned instead of throwing.
- * A handler that returns synchronously costs no timer, listener or controller.
+ * A handler that returns synchronously, or whose promise settles within a few promise jobs, costs
+ * no timer, listener or controller; one that waits on I/O gets its deadline from `runWithin`
+ * (an Effect timeout racing the turn signal).
  */
 export async function runHandler<K extends HookName>(
   registered: RegisteredHandler<K>,
@@ -47,10 +51,13 @@ export async function runHandler<K extends HookName>(
     const handler = registered.handler as (input: unknown, ctx: typeof context) => unknown;
     let result = handler(value, context);
     if (isThenable(result)) {
-      result = await settleWithin(result, turnSignal, timeoutMs, () => {
+      const soon = await settledSoon(result);
+      result = soon ? soon.value : await runWithin(systemClock, timeoutMs, turnSignal, () => {
         timedOut = true;
-        handlerSignal.abort(new DOMException(`${hook} handler of "${plugin}" timed out after ${timeoutMs} ms`, 'TimeoutError'));
-      });
+        const reason = new DOMException(`${hook} handler of "${plugin}" timed out after ${timeoutMs} ms`, 'TimeoutError');
+        handlerSignal.abort(reason);
+        return reason;
+      }, () => result as PromiseLike<unknown>);
     }
     return { ok: true, value: result as Awaited<ReturnType<TurnHooks[K]>> };
   } catch (cause) {
@@ -73,28 +80,29 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
-/** Waits for `work`, rejecting early when the turn aborts or `timeoutMs` passes. */
-function settleWithin(work: PromiseLike<unknown>, turnSignal: AbortSignal, timeoutMs: number, onTimeout: () => void): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => finish(() => reject(abortReason(turnSignal)));
-    const timer = setTimeout(() => {
-      onTimeout();
-      finish(() => reject(new Error(`timed out after ${timeoutMs} ms`)));
-    }, timeoutMs);
-    let done = false;
-    function finish(settle: () => void) {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      turnSignal.removeEventListener('abort', onAbort);
-      settle();
-    }
-    turnSignal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (result) => finish(() => resolve(result)),
-      (error: unknown) => finish(() => reject(error)),
-    );
-  });
+// How many promise jobs a handler may take and still count as "already settled": an async
+// handler that awaits nothing (or only settled promises) settles within a few jobs.
+const SETTLE_PROBE_JOBS = 4;
+
+/**
+ * The handler's result when its promise settles within a few promise jobs (no timer, listener or
+ * Effect fiber needed: it cannot time out any more), else `undefined` and the caller waits with a
+ * deadline. Rejects with the handler's failure when it failed that quickly.
+ */
+async function settledSoon(result: PromiseLike<unknown>): Promise<{ value: unknown } | undefined> {
+  let outcome: { value: unknown } | { error: unknown } | undefined;
+  result.then(
+    (value) => {
+      outcome = { value };
+    },
+    (error: unknown) => {
+      outcome = { error };
+    },
+  );
+  for (let job = 0; job < SETTLE_PROBE_JOBS && outcome === undefined; job++) await undefined;
+  if (outcome === undefined) return undefined;
+  if ('error' in outcome) throw outcome.error;
+  return outcome;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { abortReason } from '../abort.js';
 import { describeError } from '../errors.js';
 import { runIsolated } from '../hooks/hook-runner.js';
 import type { TurnServices } from './run-turn.js';
@@ -96,21 +95,4 @@ export async function finishCommittedTurnQuietly(services: TurnServices, session
     services.logger.error('could not finish a committed turn', { sessionId, error: describeError(error) });
     return false;
   }
-}
-
-
-/**
- * Makes `controller` abort (with the same reason) when `signal` does.
- * @param signal - the signal to follow
- * @param controller - the controller to abort
- * @returns a function that stops following
- */
-export function followAbort(signal: AbortSignal, controller: AbortController): () => void {
-  if (signal.aborted) {
-    controller.abort(abortReason(signal));
-    return () => {};
-  }
-  const onAbort = () => controller.abort(abortReason(signal));
-  signal.addEventListener('abort', onAbort, { once: true });
-  return () => signal.removeEventListener('abort', onAbort);
 }

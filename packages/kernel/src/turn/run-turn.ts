@@ -1,6 +1,6 @@
 import { formatIssues } from '../errors/format-issues.js';
 import { setMaxListeners } from 'node:events';
-import { abortReason, linkedController, raceAbort } from '../abort.js';
+import { abortReason, followSignals, linkedController, raceAbort } from '../abort.js';
 import type { BackgroundTasks } from '../background/background-tasks.js';
 import { runDirector, type DirectorSettings } from '../director/director-loop.js';
 import type { ToolExecutor } from '../director/tool-executor.js';
@@ -17,7 +17,7 @@ import type { HeldSessionTurn } from '../ports/session-turn-lock.js';
 import type { HistoryCache } from './history-cache.js';
 import type { TokenCounters } from '../budget/token-counter.js';
 import { contextKeys } from '../context-keys.js';
-import { followAbort, POST_REVIEW_DONE, postReviewDoneKey, TURN_COMMITTED_KEY } from './finish-committed-turn.js';
+import { POST_REVIEW_DONE, postReviewDoneKey, TURN_COMMITTED_KEY } from './finish-committed-turn.js';
 import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
 import { TurnInputSchema, type Scenario, type TurnInput } from './turn-input.js';
 import { TurnState } from './turn-state.js';
@@ -155,7 +155,7 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     // The point of no return (no await since the check above): from here the caller's signal (a
     // closed browser tab) no longer cancels anything; only the harness's close deadline does.
     unlinkCaller();
-    unlinkClose = followAbort(services.afterCommit, controller);
+    unlinkClose = followSignals(controller, [services.afterCommit]);
     state.queue(TURN_COMMITTED, { input: input.text, reply: reviewed.text, ...(continuation ? { continuedFrom: continuation.step } : {}), ...(actor.usage ? { usage: actor.usage } : {}), ...(actor.reasoning ? { reasoning: actor.reasoning } : {}) } satisfies TurnCommittedData, {
       ignorable: false,
       key: TURN_COMMITTED_KEY,

@@ -1,9 +1,11 @@
 // @troupe/kernel/util: small runtime helpers several packages share (hashing, cancellation,
-// capped body reads, reading JSON out of model answers, error summaries). Kept off the main entry so it lists only the plugin API.
+// deadlines, retries and polling on the harness clock, capped body reads, reading JSON out of model answers, error summaries). Kept off the main entry so it lists only the plugin API.
 export { sha256Hex } from '../ports/tree-rules.js';
-export { abortReason, isAbortError, linkedController, raceAbort, throwIfAborted } from '../abort.js';
+export { abortReason, followSignals, isAbortError, linkedController, raceAbort, throwIfAborted } from '../abort.js';
 export { extractJson, stripReasoning } from '../text/model-answer.js';
 export type { ExtractJsonOptions } from '../text/model-answer.js';
+export { pollOnGrid, retryWithDelays, runWithin } from '../timing/on-clock.js';
+export type { PollOnGridOptions, PollOutcome, PollResult, RetryWithDelaysOptions } from '../timing/on-clock.js';
 export { readCappedBytes, readCappedText } from '../io/read-capped.js';
 export { describeError, toError } from '../errors.js';
 export { formatIssuePath } from '../errors/format-issues.js';

@@ -1,4 +1,4 @@
-import { abortReason, describeError } from '@troupe/kernel/util';
+import { abortReason, describeError, runWithin } from '@troupe/kernel/util';
 import type { ChatMessage } from '@troupe/kernel';
 import { StoryError } from '../errors.js';
 import { STORY_EVENTS } from '../events.js';
@@ -15,7 +15,6 @@ import type { WebSearchProvider } from '../web/web-search.js';
 import { knowledgePath, personaPath, sectionPath, sourcePath, WORKSPACE_FILES } from '../workspace/layout.js';
 import { orderedEnabledSections, type SectionEntry, type StoryManifest } from '../workspace/manifest.js';
 import { mapBounded } from './limiter.js';
-import { runWithin } from './deadline.js';
 import { deadlineError, deadlinePassed, type StageEnvironment, stageBudget } from './stage-call.js';
 
 /** Everything one preparation needs. */

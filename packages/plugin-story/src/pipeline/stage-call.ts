@@ -1,11 +1,10 @@
 import { type ChatMessage, type ChatModel, type Clock, formatIssues } from '@troupe/kernel';
-import { abortReason, describeError, formatIssuePath } from '@troupe/kernel/util';
+import { abortReason, describeError, formatIssuePath, runWithin } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { checkStagePrompt } from '../budget/fit-prompt.js';
 import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
 import { StoryError } from '../errors.js';
 import { STORY_EVENTS } from '../events.js';
-import { runWithin } from './deadline.js';
 
 /** The story stages (the `meta.stage` of every model call). */
 export type StoryStage = 'story/research' | 'story/character' | 'story/director' | 'story/section' | 'story/editor' | 'story/continuity';

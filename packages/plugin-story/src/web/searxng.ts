@@ -1,5 +1,5 @@
-import { formatIssues } from '@troupe/kernel';
-import { abortReason, describeError } from '@troupe/kernel/util';
+import { formatIssues, systemClock } from '@troupe/kernel';
+import { abortReason, describeError, runWithin } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { StoryError } from '../errors.js';
 import type { WebSearchOptions, WebSearchProvider, WebSearchResult } from './web-search.js';
@@ -37,17 +37,19 @@ export function searxngProvider(options: SearxngOptions): WebSearchProvider {
       const url = new URL('search', options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
       url.searchParams.set('q', query);
       url.searchParams.set('format', 'json');
-      const timeout = AbortSignal.timeout(timeoutMs);
       const fail = (message: string, cause?: unknown) => new StoryError('STORY_WEB_SEARCH_FAILED', `SearXNG search failed: ${message}`, cause === undefined ? {} : { cause });
       let body: string;
       try {
-        const response = await doFetch(url, { signal: AbortSignal.any([signal, timeout]), headers: { accept: 'application/json' } });
-        if (!response.ok) throw fail(`HTTP ${response.status}`);
-        body = await response.text();
+        // The request and its body read share one deadline; its signal also follows the caller's.
+        body = await runWithin(systemClock, timeoutMs, signal, () => fail(`no answer within ${timeoutMs} ms`), async (requestSignal) => {
+          const response = await doFetch(url, { signal: requestSignal, headers: { accept: 'application/json' } });
+          if (!response.ok) throw fail(`HTTP ${response.status}`);
+          return response.text();
+        });
       } catch (error) {
         if (signal.aborted) throw abortReason(signal);
         if (StoryError.isInstance(error)) throw error;
-        throw fail(timeout.aborted ? `no answer within ${timeoutMs} ms` : describeError(error).message, error);
+        throw fail(describeError(error).message, error);
       }
       if (Buffer.byteLength(body, 'utf8') > maxBytes) throw fail(`response larger than ${maxBytes} bytes`);
       let json: unknown;

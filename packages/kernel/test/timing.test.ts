@@ -1,0 +1,209 @@
+import { ManualClock } from '@troupe/kernel/testing';
+import { pollOnGrid, retryWithDelays, runWithin } from '@troupe/kernel/util';
+import { describe, expect, it } from 'vitest';
+import { rejectionOf } from './helpers.js';
+
+// Deadlines, retries and polling on the harness clock (Effect inside): virtual time, cancellation
+// wins, nothing left scheduled afterwards.
+
+/** Advances the clock in `stepMs` steps until `promise` settles (at most `maxSteps`). */
+async function drive(clock: ManualClock, promise: Promise<unknown>, stepMs: number, maxSteps = 10_000): Promise<void> {
+  let settled = false;
+  const done = () => {
+    settled = true;
+  };
+  promise.then(done, done);
+  for (let step = 0; !settled && step < maxSteps; step++) await clock.advance(stepMs);
+}
+
+const timeoutError = () => new Error('too slow');
+
+describe('runWithin', () => {
+  it('returns the value of work that finishes in time and leaves no timer', async () => {
+    const clock = new ManualClock();
+    const result = runWithin(clock, 1_000, new AbortController().signal, timeoutError, async () => 'done');
+    await drive(clock, result, 10);
+    expect(await result).toBe('done');
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('rejects with onTimeout() at the limit even when the work ignores its signal, and aborts the work signal', async () => {
+    const clock = new ManualClock();
+    let workSignal: AbortSignal | undefined;
+    const result = runWithin(clock, 500, new AbortController().signal, timeoutError, (signal) => {
+      workSignal = signal;
+      return new Promise<never>(() => {});
+    });
+    await clock.advance(499);
+    expect(workSignal?.aborted).toBe(false);
+    await clock.advance(1);
+    expect(((await rejectionOf(result)) as Error).message).toBe('too slow');
+    expect(workSignal?.aborted).toBe(true);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a cancellation rejects with its own reason, never as a timeout', async () => {
+    const clock = new ManualClock();
+    const controller = new AbortController();
+    const reason = new DOMException('player pressed stop', 'AbortError');
+    const result = runWithin(clock, 500, controller.signal, timeoutError, () => new Promise<never>(() => {}));
+    await clock.advance(100);
+    controller.abort(reason);
+    expect(await rejectionOf(result)).toBe(reason);
+    expect(clock.pendingTimers).toBe(0);
+    expect(await rejectionOf(runWithin(clock, 500, controller.signal, timeoutError, async () => 1))).toBe(reason);
+  });
+
+  it('passes the work failure through and fails at once for a zero budget', async () => {
+    const clock = new ManualClock();
+    const failure = new Error('model down');
+    expect(await rejectionOf(runWithin(clock, 500, new AbortController().signal, timeoutError, () => Promise.reject(failure)))).toBe(failure);
+    let started = false;
+    const zero = runWithin(clock, 0, new AbortController().signal, timeoutError, async () => {
+      started = true;
+    });
+    expect(((await rejectionOf(zero)) as Error).message).toBe('too slow');
+    expect(started).toBe(false);
+  });
+});
+
+describe('retryWithDelays', () => {
+  it('waits the decided pause on the clock between attempts and returns the first success', async () => {
+    const clock = new ManualClock();
+    const startedAt: number[] = [];
+    const result = retryWithDelays({
+      clock,
+      attempt: async (retry) => {
+        startedAt.push(clock.now());
+        if (retry < 3) throw new Error(`failure ${retry}`);
+        return retry;
+      },
+      delayBeforeRetry: (_error, retry) => 100 * 2 ** retry,
+    });
+    await drive(clock, result, 50);
+    expect(await result).toBe(3);
+    const start = startedAt[0] as number;
+    expect(startedAt.map((at) => at - start)).toEqual([0, 100, 300, 700]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('gives up with the last failure, or with what the decision threw', async () => {
+    const clock = new ManualClock();
+    let attempts = 0;
+    const last = retryWithDelays({
+      clock,
+      attempt: async (retry) => {
+        attempts += 1;
+        throw new Error(`failure ${retry}`);
+      },
+      delayBeforeRetry: (_error, retry) => (retry < 2 ? 10 : undefined),
+    });
+    await drive(clock, last, 10);
+    expect(((await rejectionOf(last)) as Error).message).toBe('failure 2');
+    expect(attempts).toBe(3);
+    const replaced = new Error('the server asks for 10 minutes');
+    const refused = retryWithDelays({
+      clock,
+      attempt: () => Promise.reject(new Error('429')),
+      delayBeforeRetry: () => {
+        throw replaced;
+      },
+    });
+    expect(await rejectionOf(refused)).toBe(replaced);
+  });
+
+  it('an abort during the pause rejects with the abort reason at once and leaves no timer', async () => {
+    const clock = new ManualClock();
+    const controller = new AbortController();
+    let attempts = 0;
+    const result = retryWithDelays({
+      clock,
+      signal: controller.signal,
+      attempt: async () => {
+        attempts += 1;
+        throw new Error('503');
+      },
+      delayBeforeRetry: () => 60_000,
+    });
+    await clock.advance(1_000);
+    expect(clock.pendingTimers).toBe(1);
+    controller.abort(new DOMException('closed', 'AbortError'));
+    expect(((await rejectionOf(result)) as DOMException).message).toBe('closed');
+    expect(attempts).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe('pollOnGrid', () => {
+  it('polls on the grid from t = 0, skipping missed grid points after a slow answer, one poll in flight', async () => {
+    const clock = new ManualClock();
+    const start = clock.now();
+    const startedAt: number[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const result = pollOnGrid<string>({
+      clock,
+      intervalMs: 1_000,
+      budgetMs: 60_000,
+      poll: async () => {
+        startedAt.push(clock.now() - start);
+        inFlight += 1;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        // The third poll takes 2.5 intervals.
+        if (startedAt.length === 3) await clock.sleep(2_500);
+        inFlight -= 1;
+        return startedAt.length === 6 ? { done: true, value: 'ready' } : { done: false };
+      },
+    });
+    await drive(clock, result, 250);
+    expect(await result).toEqual({ done: true, value: 'ready', polls: 6 });
+    expect(startedAt).toEqual([0, 1_000, 2_000, 5_000, 6_000, 7_000]);
+    expect(maxInFlight).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('stops when the budget is spent (never more than budget / interval + 1 polls) and when a poll throws', async () => {
+    const clock = new ManualClock();
+    const start = clock.now();
+    const startedAt: number[] = [];
+    const spent = pollOnGrid({
+      clock,
+      intervalMs: 1_000,
+      budgetMs: 10_000,
+      poll: async () => {
+        startedAt.push(clock.now() - start);
+        return { done: false };
+      },
+    });
+    await drive(clock, spent, 1_000);
+    expect(await spent).toEqual({ done: false, polls: 10 });
+    expect(startedAt).toEqual(Array.from({ length: 10 }, (_, index) => index * 1_000));
+    expect(clock.now() - start).toBeGreaterThanOrEqual(10_000);
+    const permanent = new Error('404');
+    const failed = pollOnGrid({ clock, intervalMs: 1_000, budgetMs: 10_000, poll: () => Promise.reject(permanent) });
+    expect(await rejectionOf(failed)).toBe(permanent);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('an abort between polls rejects with the abort reason and polls no more', async () => {
+    const clock = new ManualClock();
+    const controller = new AbortController();
+    let polls = 0;
+    const result = pollOnGrid({
+      clock,
+      signal: controller.signal,
+      intervalMs: 1_000,
+      budgetMs: 60_000,
+      poll: async () => {
+        polls += 1;
+        return { done: false };
+      },
+    });
+    await clock.advance(2_500);
+    controller.abort(new DOMException('turn aborted', 'AbortError'));
+    expect(((await rejectionOf(result)) as DOMException).message).toBe('turn aborted');
+    await clock.advance(5_000);
+    expect(polls).toBe(3);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
