@@ -34,10 +34,11 @@ describe('runWithin', () => {
       workSignal = signal;
       return new Promise<never>(() => {});
     });
+    const rejected = rejectionOf(result);
     await clock.advance(499);
     expect(workSignal?.aborted).toBe(false);
     await clock.advance(1);
-    expect(((await rejectionOf(result)) as Error).message).toBe('too slow');
+    expect(((await rejected) as Error).message).toBe('too slow');
     expect(workSignal?.aborted).toBe(true);
     expect(clock.pendingTimers).toBe(0);
   });
@@ -46,10 +47,10 @@ describe('runWithin', () => {
     const clock = new ManualClock();
     const controller = new AbortController();
     const reason = new DOMException('player pressed stop', 'AbortError');
-    const result = runWithin(clock, 500, controller.signal, timeoutError, () => new Promise<never>(() => {}));
+    const rejected = rejectionOf(runWithin(clock, 500, controller.signal, timeoutError, () => new Promise<never>(() => {})));
     await clock.advance(100);
     controller.abort(reason);
-    expect(await rejectionOf(result)).toBe(reason);
+    expect(await rejected).toBe(reason);
     expect(clock.pendingTimers).toBe(0);
     expect(await rejectionOf(runWithin(clock, 500, controller.signal, timeoutError, async () => 1))).toBe(reason);
   });
@@ -98,8 +99,9 @@ describe('retryWithDelays', () => {
       },
       delayBeforeRetry: (_error, retry) => (retry < 2 ? 10 : undefined),
     });
+    const lastRejected = rejectionOf(last);
     await drive(clock, last, 10);
-    expect(((await rejectionOf(last)) as Error).message).toBe('failure 2');
+    expect(((await lastRejected) as Error).message).toBe('failure 2');
     expect(attempts).toBe(3);
     const replaced = new Error('the server asks for 10 minutes');
     const refused = retryWithDelays({
@@ -125,10 +127,11 @@ describe('retryWithDelays', () => {
       },
       delayBeforeRetry: () => 60_000,
     });
+    const rejected = rejectionOf(result);
     await clock.advance(1_000);
     expect(clock.pendingTimers).toBe(1);
     controller.abort(new DOMException('closed', 'AbortError'));
-    expect(((await rejectionOf(result)) as DOMException).message).toBe('closed');
+    expect(((await rejected) as DOMException).message).toBe('closed');
     expect(attempts).toBe(1);
     expect(clock.pendingTimers).toBe(0);
   });
@@ -180,8 +183,7 @@ describe('pollOnGrid', () => {
     expect(startedAt).toEqual(Array.from({ length: 10 }, (_, index) => index * 1_000));
     expect(clock.now() - start).toBeGreaterThanOrEqual(10_000);
     const permanent = new Error('404');
-    const failed = pollOnGrid({ clock, intervalMs: 1_000, budgetMs: 10_000, poll: () => Promise.reject(permanent) });
-    expect(await rejectionOf(failed)).toBe(permanent);
+    expect(await rejectionOf(pollOnGrid({ clock, intervalMs: 1_000, budgetMs: 10_000, poll: () => Promise.reject(permanent) }))).toBe(permanent);
     expect(clock.pendingTimers).toBe(0);
   });
 
@@ -199,9 +201,10 @@ describe('pollOnGrid', () => {
         return { done: false };
       },
     });
+    const rejected = rejectionOf(result);
     await clock.advance(2_500);
     controller.abort(new DOMException('turn aborted', 'AbortError'));
-    expect(((await rejectionOf(result)) as DOMException).message).toBe('turn aborted');
+    expect(((await rejected) as DOMException).message).toBe('turn aborted');
     await clock.advance(5_000);
     expect(polls).toBe(3);
     expect(clock.pendingTimers).toBe(0);
