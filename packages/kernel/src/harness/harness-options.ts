@@ -23,6 +23,11 @@ export interface HarnessOptions {
   readonly model?: ChatModel;
   /** A registry when stages use different models. */
   readonly models?: ModelRegistry;
+  /**
+   * Where turns and events are stored. When it is also a `SessionTurnLock` (storage-fs,
+   * storage-postgres, `MemorySessionLog`), every turn and chat control runs holding the session's
+   * turn lock, so processes sharing the store never answer two turns on the same history.
+   */
   readonly sessionLog: SessionLog;
   /** Revisioned file trees (story workspaces); registered under `Tokens.TreeStore` when given. */
   readonly trees?: TreeStore;
