@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type pg from 'pg';
 import { expect, it } from 'vitest';
 import { postgresStorage } from '../src/index.js';
 import { asAdmin, describePg, freshStorage } from './helpers.js';
@@ -16,21 +17,30 @@ async function waitForRow(sql: string, values: unknown[]): Promise<void> {
 
 const WAITING_ON_LOCK = "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'";
 
+/** Runs `during` while an admin transaction holds tree `s`'s row lock (so store calls on it wait), then rolls back. */
+async function whileTreeLocked<T>(schema: string, during: (admin: pg.Client) => Promise<T>): Promise<T> {
+  return asAdmin(async (admin) => {
+    await admin.query('BEGIN');
+    await admin.query(`SELECT 1 FROM "${schema}".troupe_trees WHERE tree_id = 's' FOR UPDATE`);
+    try {
+      return await during(admin);
+    } finally {
+      await admin.query('ROLLBACK');
+    }
+  });
+}
+
 describePg('connections: lost, timed out, unreachable', () => {
   it('a connection terminated mid-commit fails that call with PG_CONNECTION_LOST, writes nothing, and the next call reconnects', async () => {
     const storage = await freshStorage({ applicationName: 'lost-mid-commit', poolSize: 1 });
     try {
       await storage.trees.create('s', { 'a.md': 'A' });
-      const result = await asAdmin(async (admin) => {
-        // Hold the tree row so the commit is in flight, then cut its connection.
-        await admin.query('BEGIN');
-        await admin.query(`SELECT 1 FROM "${storage.schema}".troupe_trees WHERE tree_id = 's' FOR UPDATE`);
+      // Hold the tree row so the commit is in flight, then cut its connection.
+      const result = await whileTreeLocked(storage.schema, async (admin) => {
         const commit = storage.trees.commit('s', { baseRevision: 1, writes: { 'a.md': 'lost', 'b.md': 'lost' } }).catch((error: unknown) => error);
         await waitForRow(WAITING_ON_LOCK, ['lost-mid-commit']);
         await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'lost-mid-commit'");
-        const error = await commit;
-        await admin.query('ROLLBACK');
-        return error;
+        return commit;
       });
       expect(result).toMatchObject({ code: 'STORAGE_IO', details: { reason: 'PG_CONNECTION_LOST' } });
       expect((result as Error).message).toMatch(/connection to PostgreSQL was lost during commit "s".*next call reconnects/);
@@ -58,13 +68,7 @@ describePg('connections: lost, timed out, unreachable', () => {
     const storage = await freshStorage({ applicationName: 'slow-commit', statementTimeoutMs: 300 });
     try {
       await storage.trees.create('s', { 'a.md': 'A' });
-      const error = await asAdmin(async (admin) => {
-        await admin.query('BEGIN');
-        await admin.query(`SELECT 1 FROM "${storage.schema}".troupe_trees WHERE tree_id = 's' FOR UPDATE`);
-        const failed = await storage.trees.commit('s', { baseRevision: 1, writes: { 'a.md': 'late' } }).catch((caught: unknown) => caught);
-        await admin.query('ROLLBACK');
-        return failed;
-      });
+      const error = await whileTreeLocked(storage.schema, () => storage.trees.commit('s', { baseRevision: 1, writes: { 'a.md': 'late' } }).catch((caught: unknown) => caught));
       expect(error).toMatchObject({ code: 'STORAGE_IO', details: { reason: 'PG_STATEMENT_TIMEOUT' } });
       expect((await storage.trees.read('s')).files).toEqual({ 'a.md': 'A' });
     } finally {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { expect, it } from 'vitest';
-import { postgresStorage } from '../src/index.js';
+import { type PgSessionLog, postgresStorage } from '../src/index.js';
 import { asAdmin, codeOf, describePg, freshStorage, pgUrl } from './helpers.js';
 import { childEnv, fixture, runFixture } from './support/children.js';
 
@@ -29,87 +29,30 @@ async function twoServers(options: { turnLockTimeoutMs?: number } = {}) {
   };
 }
 
+/** Takes `s1`'s lock on `log` and holds it until `release` is called; resolves once held. */
+async function holdLock(log: { lockSessionTurn: PgSessionLog['lockSessionTurn'] }): Promise<{ release: () => void; done: Promise<void> }> {
+  const held = gate();
+  const entered = gate();
+  const done = log.lockSessionTurn('s1', async () => {
+    entered.open();
+    await held.opened;
+  });
+  await entered.opened;
+  return { release: held.open, done };
+}
+
+// Holding, handing over, other sessions and cancelled waits are the kernel's contract
+// (contract.test.ts); these are what only a database lock has to show.
 describePg('per-session turn lock (advisory lock)', () => {
-  it('runs one holder per session at a time across pools, and hands over when work settles', async () => {
-    const { first, second, cleanup } = await twoServers();
-    try {
-      const order: string[] = [];
-      const held = gate();
-      const entered = gate();
-      const a = first.lockSessionTurn('s1', async () => {
-        order.push('a in');
-        entered.open();
-        await held.opened;
-        order.push('a out');
-      });
-      await entered.opened;
-      const b = second.lockSessionTurn('s1', async () => {
-        order.push('b in');
-        throw new Error('b failed');
-      });
-      const other = await second.lockSessionTurn('s2', async () => 'other session ran');
-      expect(other).toBe('other session ran');
-      await pause(150);
-      expect(order).toEqual(['a in']);
-      held.open();
-      await a;
-      await expect(b).rejects.toThrow('b failed');
-      expect(order).toEqual(['a in', 'a out', 'b in']);
-      // A holder that threw released the lock like one that returned.
-      expect(await first.lockSessionTurn('s1', async () => 'after')).toBe('after');
-    } finally {
-      await cleanup();
-    }
-  });
-
-  it('a cancelled wait rejects with the signal reason, runs nothing, and leaves the lock usable', async () => {
-    const { first, second, cleanup } = await twoServers();
-    try {
-      const held = gate();
-      const entered = gate();
-      const a = first.lockSessionTurn('s1', async () => {
-        entered.open();
-        await held.opened;
-      });
-      await entered.opened;
-      const controller = new AbortController();
-      let ran = false;
-      const waiting = second.lockSessionTurn(
-        's1',
-        async () => {
-          ran = true;
-        },
-        { signal: controller.signal },
-      );
-      await pause(150);
-      const reason = new Error('player cancelled');
-      controller.abort(reason);
-      await expect(waiting).rejects.toBe(reason);
-      held.open();
-      await a;
-      expect(ran).toBe(false);
-      expect(await second.lockSessionTurn('s1', async () => 'next')).toBe('next');
-      expect(await codeOf(first.lockSessionTurn('../s1', async () => undefined))).toBe('SESSION_INVALID_ID');
-    } finally {
-      await cleanup();
-    }
-  });
-
   it('a bounded wait fails with STORAGE_IO naming the holder', async () => {
     const { first, second, cleanup } = await twoServers({ turnLockTimeoutMs: 300 });
     try {
-      const held = gate();
-      const entered = gate();
-      const a = first.lockSessionTurn('s1', async () => {
-        entered.open();
-        await held.opened;
-      });
-      await entered.opened;
+      const holder = await holdLock(first);
       const error = await second.lockSessionTurn('s1', async () => 'never').catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: 'STORAGE_IO' });
       expect((error as Error).message).toMatch(/busy: a turn held by backend \d+ \(troupe/);
-      held.open();
-      await a;
+      holder.release();
+      await holder.done;
     } finally {
       await cleanup();
     }
