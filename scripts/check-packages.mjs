@@ -2,12 +2,15 @@
 // Packaging checks for every public package (run after `pnpm build`):
 //   publint --strict           package.json fields, exports, files vs. what the tarball contains
 //   attw --profile esm-only    the types each export condition resolves to (node16 ESM + bundler)
+//   README API table           every runtime export of the main entry is named in the README
+//   no effect in .d.ts         Effect stays inside (public APIs are Promise + AbortSignal)
 // Each package is packed once with `pnpm pack` (so `workspace:^` is rewritten exactly as on
 // publish) and both tools read that tarball. Exits non-zero when any check fails.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = join(import.meta.dirname, '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -80,6 +83,22 @@ function checkNoEffectTypes(name, dir) {
   }
 }
 
+/**
+ * A package's main entry is its public API, and its README documents it: every runtime export
+ * must appear there in backticks (the API table), so a new export cannot ship undocumented.
+ */
+async function checkReadmeCoversExports(name, dir) {
+  const label = `${name} README names every runtime export`;
+  const entry = await import(pathToFileURL(join(dir, 'dist', 'index.js')).href);
+  const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+  const missing = Object.keys(entry).filter((exported) => !readme.includes(`\`${exported}`));
+  console.log(`${missing.length === 0 ? 'ok  ' : 'FAIL'} ${label}`);
+  if (missing.length > 0) {
+    console.log(`     not in README.md: ${missing.join(', ')}`);
+    failures.push(label);
+  }
+}
+
 try {
   for (const { dir, manifest } of packages) {
     if (!readdirSync(dir).includes('dist')) {
@@ -100,6 +119,7 @@ try {
     check(`${manifest.name} attw`, bin('attw'), [tarballPath, '--profile', 'esm-only', '--format', 'ascii'], dir);
     checkContents(manifest.name, tarballPath);
     checkNoEffectTypes(manifest.name, dir);
+    await checkReadmeCoversExports(manifest.name, dir);
   }
 } finally {
   rmSync(tarballDir, { recursive: true, force: true });
