@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startThrowawayServer, type ThrowawayServer } from '@troupe/storage-postgres/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeDemo, type Demo } from '../src/compose.js';
+import { databaseTuning } from '../src/storage/demo-storage.js';
 import { type RunningWebServer, startWebServer } from '../src/server/index.js';
 import { fsStorage } from '@troupe/storage-fs';
 import { postgresStorage } from '@troupe/storage-postgres';
@@ -97,6 +98,18 @@ describe.skipIf(skip)('two demo servers on one database (TROUPE_DATABASE_URL)', 
       expect(errors).toEqual([]);
     } finally {
       await browser.close();
+    }
+  });
+
+  it('takes pool size and timeouts from TROUPE_DATABASE_* and refuses bad values with a coded error', async () => {
+    expect(databaseTuning({ TROUPE_DATABASE_POOL_SIZE: '4', TROUPE_DATABASE_STATEMENT_TIMEOUT_MS: '5000' })).toEqual({ poolSize: 4, statementTimeoutMs: 5000 });
+    const dataDir = await mkdtemp(join(tmpdir(), 'troupe-pg-tuning-'));
+    try {
+      const error = await composeDemo({ dataDir, env: { TROUPE_DATABASE_URL: database?.url ?? '', TROUPE_DATABASE_POOL_SIZE: 'many' } }).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'PG_INVALID_OPTIONS' });
+      expect((error as Error).message).toContain('poolSize');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 

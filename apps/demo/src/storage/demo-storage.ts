@@ -38,7 +38,7 @@ export async function openDemoStorage(dataDir: string, env: Readonly<Record<stri
     const storage = fsStorage({ root: dataDir });
     return { kind: 'fs', where: join(dataDir), trees: storage.trees, sessions: storage.sessions, watchSession: undefined, close: async () => {} };
   }
-  const storage = postgresStorage({ connectionString: url, applicationName: 'troupe-demo' });
+  const storage = postgresStorage({ connectionString: url, applicationName: 'troupe-demo', ...databaseTuning(env) });
   try {
     await storage.migrate();
   } catch (error) {
@@ -53,6 +53,29 @@ export async function openDemoStorage(dataDir: string, env: Readonly<Record<stri
     watchSession: (sessionId, listener, options) => storage.live.watchSession(sessionId, listener, options),
     close: () => storage.close(),
   };
+}
+
+// Optional tuning from the environment; a value that is not a number is passed on as NaN, so
+// the storage's option check names the variable's option (PG_INVALID_OPTIONS) instead of ignoring it.
+const TUNING = {
+  TROUPE_DATABASE_POOL_SIZE: 'poolSize',
+  TROUPE_DATABASE_STATEMENT_TIMEOUT_MS: 'statementTimeoutMs',
+  TROUPE_DATABASE_RECONNECT_ATTEMPTS: 'reconnectAttempts',
+  TROUPE_DATABASE_RECONNECT_DELAY_MS: 'reconnectDelayMs',
+} as const;
+
+/**
+ * `TROUPE_DATABASE_POOL_SIZE`, `…_STATEMENT_TIMEOUT_MS`, `…_RECONNECT_ATTEMPTS` and
+ * `…_RECONNECT_DELAY_MS` as storage options (unset ones keep the storage's defaults).
+ * @param env - the environment
+ */
+export function databaseTuning(env: Readonly<Record<string, string | undefined>>): Partial<Record<(typeof TUNING)[keyof typeof TUNING], number>> {
+  const options: Partial<Record<(typeof TUNING)[keyof typeof TUNING], number>> = {};
+  for (const [name, option] of Object.entries(TUNING) as [keyof typeof TUNING, (typeof TUNING)[keyof typeof TUNING]][]) {
+    const value = env[name];
+    if (value !== undefined && value !== '') options[option] = Number(value);
+  }
+  return options;
 }
 
 /** A connection string fit for a log line: the password replaced by `***`. */
