@@ -48,7 +48,11 @@ describe('prompt itemization API', () => {
     expect(tokenizer).toEqual({ id: 'estimate', exact: false });
     expect(contextTokens).toBeGreaterThan(promptTokens);
     // One block per message the actor was sent, in order, each with its role and a preview.
-    expect(blocks.map((block) => [block.role, block.preview])).toEqual(second.prepared.history.map((message) => [message.role, message.content.slice(0, 600)]));
+    // (history blocks keep a short start: the chat shows them in full, and every prompt repeats them)
+    expect(blocks.map((block) => [block.role, block.preview])).toEqual(
+      second.prepared.history.map((message, index) => [message.role, message.content.slice(0, blocks[index]?.source === 'history' ? 80 : 600)]),
+    );
+    expect(blocks.map((block) => block.chars)).toEqual(second.prepared.history.map((message) => message.content.length));
     expect(blocks.map((block) => block.index)).toEqual(blocks.map((_, index) => index));
     // The blocks say where they came from: the preset's prompts, the earlier exchange, the input.
     const sources = blocks.map((block) => block.source);

@@ -18,7 +18,7 @@ export interface ItemizedBlock {
   /** Tokens of the message including its framing, as the turn's budget counted them. */
   readonly tokens: number;
   readonly chars: number;
-  /** The start of the text (at most {@link PREVIEW_CHARS} characters). */
+  /** The start of the text (at most {@link PREVIEW_CHARS} characters, {@link HISTORY_PREVIEW_CHARS} for history). */
   readonly preview: string;
   /** True when {@link preview} is cut. */
   readonly truncated: boolean;
@@ -39,6 +39,12 @@ export interface PromptParts {
 
 /** How much text of each block is kept with the itemization (the log is not a second copy of the prompt). */
 export const PREVIEW_CHARS = 600;
+/**
+ * History blocks keep only a short start: they are the chat's own messages (shown in full in the
+ * chat), and every turn's prompt repeats all of them — full previews would grow the log with the
+ * square of the chat's length.
+ */
+export const HISTORY_PREVIEW_CHARS = 80;
 // A world-info entry shorter than this could appear inside any message by chance.
 const MIN_MATCH_CHARS = 8;
 
@@ -54,7 +60,7 @@ export function itemizePrompt(messages: readonly ChatMessage[], parts: PromptPar
   const history = new Set(parts.history.map((message) => `${message.role}\u0000${message.content.trim()}`));
   return messages.map((message, index) => {
     const source = classify(message, index, inputAt, history, parts);
-    const preview = message.content.slice(0, PREVIEW_CHARS);
+    const preview = message.content.slice(0, source === 'history' ? HISTORY_PREVIEW_CHARS : PREVIEW_CHARS);
     return {
       index,
       role: message.role,
