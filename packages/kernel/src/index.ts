@@ -66,7 +66,7 @@ export { systemClock } from './ports/clock.js';
 export type { Clock } from './ports/clock.js';
 export { consoleLogger, silentLogger } from './ports/logger.js';
 export type { LogFields, Logger } from './ports/logger.js';
-export type { EventKey, NewSessionEvent, ReadEventsOptions, SessionEvent, SessionLog } from './ports/session-log.js';
+export type { EventKey, NewSessionEvent, ReadEventsOptions, ReadTypedOptions, SessionEvent, SessionLog, TypedEvents } from './ports/session-log.js';
 export type { HeldSessionTurn, LockSessionTurnOptions, SessionTurnLock } from './ports/session-turn-lock.js';
 export type { SettleResult, TreeCommit, TreeSettlement, TreeSnapshot, TreeStore } from './ports/tree-store.js';
 

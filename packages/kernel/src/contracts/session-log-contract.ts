@@ -96,5 +96,33 @@ export function describeSessionLogContract(name: string, make: () => Promise<Ses
         expect(await codeOf(log.import('broken', '{not json}\n'))).toBe('SESSION_INVALID_EVENT');
         expect(await log.read('broken')).toEqual([]);
       }));
+
+    it('reads by type (optional readTyped): only matching events, the latest `limit`, paged with beforeId/afterId, also after branch and import', () =>
+      withFixture(make, async ({ log }) => {
+        if (!log.readTyped) return;
+        const batch = [];
+        for (let n = 1; n <= 30; n++) batch.push(newEvent(n % 3 === 0 ? 'test/keep' : 'test/noise', { n, big: n % 3 === 0 ? '' : 'x'.repeat(200) }, n % 5 === 0 ? { key: `k${n}` } : {}));
+        await log.append('s1', batch.slice(0, 10));
+        await log.append('s1', batch.slice(10));
+        const all = await log.readTyped('s1', { types: ['test/keep'] });
+        expect(all.events.map((event) => (event.data as { n: number }).n)).toEqual([3, 6, 9, 12, 15, 18, 21, 24, 27, 30]);
+        expect(all.earlier).toBe(0);
+        const latest = await log.readTyped('s1', { types: ['test/keep', 'test/other'], limit: 3 });
+        expect(latest.events.map((event) => event.id)).toEqual(['e24', 'e27', 'e30']);
+        expect(latest.earlier).toBe(7);
+        const page = await log.readTyped('s1', { types: ['test/keep'], limit: 2, beforeId: 'e24' });
+        expect(page.events.map((event) => event.id)).toEqual(['e18', 'e21']);
+        expect(page.earlier).toBe(5);
+        expect((await log.readTyped('s1', { types: ['test/keep'], afterId: 'e25' })).events.map((event) => event.id)).toEqual(['e27', 'e30']);
+        expect((await log.readTyped('s1', { types: ['test/keep'], limit: 0 })).earlier).toBe(10);
+        expect(await log.readTyped('none', { types: ['test/keep'] })).toEqual({ events: [], earlier: 0 });
+        expect(await codeOf(log.readTyped('s1', { types: ['test/keep'], afterId: 'e99' }))).toBe('SESSION_EVENT_NOT_FOUND');
+        expect(await codeOf(log.readTyped('s1', { types: [] }))).toBe('SESSION_INVALID_EVENT');
+        await log.branch('s1', 'e20', 'b1');
+        expect((await log.readTyped('b1', { types: ['test/keep'], limit: 2 })).events.map((event) => event.id)).toEqual(['e15', 'e18']);
+        await log.import('i1', await log.export('s1'));
+        await log.append('i1', [newEvent('test/keep', { n: 31 })]);
+        expect((await log.readTyped('i1', { types: ['test/keep'], limit: 2 })).events.map((event) => event.id)).toEqual(['e30', 'e31']);
+      }));
   });
 }

@@ -33,6 +33,26 @@ export interface ReadEventsOptions {
   readonly afterId?: string;
 }
 
+/** Options for {@link SessionLog.readTyped}. */
+export interface ReadTypedOptions {
+  /** Only events of these types (at least one). */
+  readonly types: readonly string[];
+  /** Only events after this id (exclusive). Unknown ids throw `SESSION_EVENT_NOT_FOUND`. */
+  readonly afterId?: string;
+  /** Only events before this id (exclusive), to page backwards. Unknown ids throw `SESSION_EVENT_NOT_FOUND`. */
+  readonly beforeId?: string;
+  /** Only the latest this many matching events of the range (default: all of them). */
+  readonly limit?: number;
+}
+
+/** What {@link SessionLog.readTyped} returns. */
+export interface TypedEvents {
+  /** The matching events, in append order (the latest `limit` of the range). */
+  readonly events: readonly SessionEvent[];
+  /** How many matching events of the range come before `events` (left out by `limit`). */
+  readonly earlier: number;
+}
+
 /** Identifies an event by its type and lookup key. */
 export interface EventKey {
   readonly type: string;
@@ -52,6 +72,16 @@ export interface SessionLog {
   append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]>;
   /** Events in append order; an unknown session reads as empty. */
   read(sessionId: string, options?: ReadEventsOptions): Promise<readonly SessionEvent[]>;
+  /**
+   * Optional capability: the events of some types only, without reading (or parsing) the others —
+   * the kernel's history needs the commits and chat-control events of the last turns, not the
+   * prompt-carrying plugin events between them. With `limit`, only the latest matching events of
+   * the range are read, so the first history read of a long session in a fresh process costs the
+   * turns it returns, not the session's length. A log without it is read whole once per process.
+   * Implementations: in-memory, `@troupe/storage-fs` (from its index of line types).
+   * @throws {KernelStorageError} SESSION_INVALID_ID, SESSION_EVENT_NOT_FOUND (unknown `afterId`/`beforeId`), SESSION_INVALID_EVENT (no types)
+   */
+  readTyped?(sessionId: string, options: ReadTypedOptions): Promise<TypedEvents>;
   /** The most recent event with this type and key, or `undefined`. */
   findLatest(sessionId: string, key: EventKey): Promise<SessionEvent | undefined>;
   /**
@@ -110,6 +140,25 @@ const WINDOWS_DEVICE_NAME = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 export function validateNewEvents(events: unknown): asserts events is readonly NewSessionEvent[] {
   if (!Array.isArray(events)) throw new KernelStorageError('SESSION_INVALID_EVENT', 'Invalid session events: append takes an array of events');
   for (const event of events) validateNewEvent(event as NewSessionEvent);
+}
+
+/**
+ * Validates `readTyped` options: a non-empty array of types, optional ids, a non-negative integer limit.
+ * @param options - the candidate options
+ * @throws {KernelStorageError} SESSION_INVALID_EVENT
+ */
+export function validateReadTypedOptions(options: unknown): asserts options is ReadTypedOptions {
+  const candidate = options as Partial<ReadTypedOptions> | null;
+  const ok =
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    Array.isArray(candidate.types) &&
+    candidate.types.length > 0 &&
+    candidate.types.every((type) => typeof type === 'string') &&
+    (candidate.afterId === undefined || typeof candidate.afterId === 'string') &&
+    (candidate.beforeId === undefined || typeof candidate.beforeId === 'string') &&
+    (candidate.limit === undefined || (Number.isInteger(candidate.limit) && candidate.limit >= 0));
+  if (!ok) throw new KernelStorageError('SESSION_INVALID_EVENT', 'Invalid readTyped options: {types: string[] (at least one), afterId?, beforeId?, limit?: integer ≥ 0}');
 }
 
 /**

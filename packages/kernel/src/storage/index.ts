@@ -13,6 +13,6 @@ export {
   validateTreePath,
   validateTreeSettlement,
 } from '../ports/tree-rules.js';
-export { SESSION_ID_PATTERN, validateEventKey, validateNewEvent, validateNewEvents, validateSessionId } from '../ports/session-log.js';
+export { SESSION_ID_PATTERN, validateEventKey, validateNewEvent, validateNewEvents, validateReadTypedOptions, validateSessionId } from '../ports/session-log.js';
 export { parseExport } from '../ports/session-export.js';
 export { hasSessionTurnLock } from '../ports/session-turn-lock.js';

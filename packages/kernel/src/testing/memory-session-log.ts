@@ -4,10 +4,13 @@ import {
   type EventKey,
   type NewSessionEvent,
   type ReadEventsOptions,
+  type ReadTypedOptions,
   type SessionEvent,
   type SessionLog,
+  type TypedEvents,
   validateEventKey,
   validateNewEvents,
+  validateReadTypedOptions,
   validateSessionId,
 } from '../ports/session-log.js';
 import type { HeldSessionTurn, LockSessionTurnOptions, SessionTurnLock } from '../ports/session-turn-lock.js';
@@ -60,6 +63,32 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
       start = position + 1;
     }
     return session.events.slice(start).map(clone);
+  }
+
+  async readTyped(sessionId: string, options: ReadTypedOptions): Promise<TypedEvents> {
+    validateSessionId(sessionId);
+    validateReadTypedOptions(options);
+    const session = this.#sessions.get(sessionId);
+    const position = (id: string | undefined) => {
+      if (id === undefined) return undefined;
+      const at = session?.index.get(id);
+      if (at === undefined) throw notFound(sessionId, id);
+      return at;
+    };
+    const from = (position(options.afterId) ?? -1) + 1;
+    const to = position(options.beforeId) ?? session?.events.length ?? 0;
+    const types = new Set(options.types);
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
+    const picked: SessionEvent[] = [];
+    let earlier = 0;
+    // Newest first, so a limited read stops counting payloads once it has enough.
+    for (let at = to - 1; at >= from; at--) {
+      const event = session!.events[at]!;
+      if (!types.has(event.type)) continue;
+      if (picked.length < limit) picked.push(event);
+      else earlier += 1;
+    }
+    return { events: picked.reverse().map(clone), earlier };
   }
 
   async findLatest(sessionId: string, key: EventKey): Promise<SessionEvent | undefined> {

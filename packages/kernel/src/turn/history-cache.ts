@@ -1,18 +1,35 @@
 import type { ChatMessage } from '../ports/chat-model.js';
 import type { SessionEvent, SessionLog } from '../ports/session-log.js';
-import { type CommittedTurnRecord, foldCommittedTurns, messagesFromTurns } from './session-history.js';
+import { STEP_SELECTED, TURN_EDITED, TURNS_REMOVED } from './chat-control-events.js';
+import { type CommittedTurnRecord, foldCommittedTurns, messagesFromTurns, TURN_COMMITTED } from './session-history.js';
+
+/** The event types the conversation is folded from (everything else is skipped unread when the log can). */
+export const HISTORY_EVENT_TYPES: readonly string[] = Object.freeze([TURN_COMMITTED, STEP_SELECTED, TURN_EDITED, TURNS_REMOVED]);
 
 interface CachedSession {
-  lastEventId: string | undefined;
+  /** The last event read: the next read starts after it. */
+  cursor: string | undefined;
   /** Latest committed input/reply per turn, in order of first appearance. */
   readonly turns: Map<string, CommittedTurnRecord>;
+  /** Only the latest turns were read (a bounded first read); `turns()` reads the rest first. */
+  partial: boolean;
+  /** For a partial session: history events before the ones read (each about one older turn step). */
+  earlier: number;
 }
+
+// Extra turns read beyond what was asked, so a regenerated or removed turn or two does not
+// force a second read at once.
+const READ_MARGIN = 16;
 
 /**
  * Keeps each recent session's committed turns in memory and reads only the events appended
- * since the last turn, so a turn's cost does not grow with the length of its session. The log is
+ * since the last turn, so a turn's cost does not grow with the length of its session. When the
+ * log can read by type (`SessionLog.readTyped`), only the commit and chat-control events are
+ * read — never the prompt-carrying plugin events — and the first read of a session in a process
+ * reads backwards from the end only as many turns as asked for (checked: every event read
+ * belongs to a turn whose first commit was read too, else it reads further back). The log is
  * append-only, so reading `afterId` is always correct; if the log no longer has the cached id
- * (the session was deleted and recreated), the session is read again from the start.
+ * (the session was deleted and recreated), the session is read again.
  */
 export class HistoryCache {
   readonly #sessions = new Map<string, CachedSession>();
@@ -35,14 +52,16 @@ export class HistoryCache {
    * @param sessionId - the session
    * @param currentTurnId - the turn being run (left out)
    * @param maxTurns - most earlier turns to return (default: all)
-   * @returns the messages, and how many older messages were left out
+   * @returns the messages, and how many older messages were left out (after a bounded first
+   *   read, the older part is estimated from the number of its history events)
    */
   async history(sessionId: string, currentTurnId: string, maxTurns = Number.POSITIVE_INFINITY): Promise<{ messages: ChatMessage[]; omitted: number }> {
-    const session = await this.#refresh(sessionId);
+    const session = await this.#refresh(sessionId, maxTurns);
     const all = session.turns;
     const earlier = all.has(currentTurnId) ? all.size - 1 : all.size;
     const skip = Math.max(0, earlier - maxTurns);
-    if (skip === 0) return { messages: messagesFromTurns(all.values(), currentTurnId), omitted: 0 };
+    const unread = session.partial ? session.earlier * 2 : 0;
+    if (skip === 0) return { messages: messagesFromTurns(all.values(), currentTurnId), omitted: unread };
     // Walk past the oldest turns without building their messages.
     const recent: CommittedTurnRecord[] = [];
     let seen = 0;
@@ -50,7 +69,7 @@ export class HistoryCache {
       if (turn.turnId === currentTurnId) continue;
       if (seen++ >= skip) recent.push(turn);
     }
-    return { messages: messagesFromTurns(recent, currentTurnId), omitted: skip * 2 };
+    return { messages: messagesFromTurns(recent, currentTurnId), omitted: skip * 2 + unread };
   }
 
   /**
@@ -59,26 +78,14 @@ export class HistoryCache {
    * @returns the cached fold; callers must not change it
    */
   async turns(sessionId: string): Promise<ReadonlyMap<string, CommittedTurnRecord>> {
-    return (await this.#refresh(sessionId)).turns;
+    return (await this.#refresh(sessionId, Number.POSITIVE_INFINITY)).turns;
   }
 
-  async #refresh(sessionId: string): Promise<CachedSession> {
+  async #refresh(sessionId: string, wanted: number): Promise<CachedSession> {
     let session = this.#sessions.get(sessionId);
-    let events: readonly SessionEvent[];
-    if (session?.lastEventId !== undefined) {
-      try {
-        events = await this.#log.read(sessionId, { afterId: session.lastEventId });
-      } catch {
-        session = undefined;
-        events = await this.#log.read(sessionId);
-      }
-    } else {
-      events = await this.#log.read(sessionId);
-    }
-    if (!session) session = { lastEventId: undefined, turns: new Map() };
-    foldCommittedTurns(events, session.turns);
-    const last = events[events.length - 1];
-    if (last) session.lastEventId = last.id;
+    if (session?.partial && !Number.isFinite(wanted)) session = undefined;
+    if (session && !(await this.#catchUp(sessionId, session, wanted))) session = undefined;
+    session ??= await this.#load(sessionId, wanted);
     // Re-insert to mark as most recently used; drop the oldest beyond capacity.
     this.#sessions.delete(sessionId);
     this.#sessions.set(sessionId, session);
@@ -88,4 +95,59 @@ export class HistoryCache {
     }
     return session;
   }
+
+  // Folds what was appended since the cursor; false when the session must be loaded again.
+  async #catchUp(sessionId: string, session: CachedSession, wanted: number): Promise<boolean> {
+    const after = session.cursor === undefined ? {} : { afterId: session.cursor };
+    let events: readonly SessionEvent[];
+    try {
+      events = this.#log.readTyped ? (await this.#log.readTyped(sessionId, { types: HISTORY_EVENT_TYPES, ...after })).events : await this.#log.read(sessionId, after);
+    } catch {
+      return false;
+    }
+    // A partial fold is only right for turns whose first commit it read.
+    if (session.partial && !anchored(events, session.turns)) return false;
+    foldCommittedTurns(events, session.turns);
+    const last = events[events.length - 1];
+    if (last) session.cursor = last.id;
+    // Removals shrank a partial window below what is asked: read further back.
+    return !(session.partial && session.turns.size <= wanted);
+  }
+
+  async #load(sessionId: string, wanted: number): Promise<CachedSession> {
+    const readTyped = this.#log.readTyped?.bind(this.#log);
+    if (!readTyped) return whole(await this.#log.read(sessionId));
+    if (!Number.isFinite(wanted)) return whole((await readTyped(sessionId, { types: HISTORY_EVENT_TYPES })).events);
+    // Backwards in growing pages until the window holds more than `wanted` turns, each read
+    // from its first commit on (or the log's start is reached).
+    let events: SessionEvent[] = [];
+    let limit = Math.max(1, Math.ceil(wanted)) + READ_MARGIN;
+    for (;;) {
+      const before = events[0]?.id;
+      const page = await readTyped(sessionId, { types: HISTORY_EVENT_TYPES, limit, ...(before === undefined ? {} : { beforeId: before }) });
+      events = [...page.events, ...events];
+      if (page.earlier === 0 || page.events.length === 0) return whole(events);
+      const turns = new Map<string, CommittedTurnRecord>();
+      if (anchored(events, turns)) {
+        foldCommittedTurns(events, turns);
+        if (turns.size > wanted) return { cursor: events[events.length - 1]?.id, turns, partial: true, earlier: page.earlier };
+      }
+      limit *= 2;
+    }
+  }
+}
+
+function whole(events: readonly SessionEvent[]): CachedSession {
+  return { cursor: events[events.length - 1]?.id, turns: foldCommittedTurns(events), partial: false, earlier: 0 };
+}
+
+// True when every event belongs to a turn already folded or whose first commit (step 0) comes
+// earlier in `events`: then folding them onto `turns` gives what folding the whole log would.
+function anchored(events: readonly SessionEvent[], turns: ReadonlyMap<string, CommittedTurnRecord>): boolean {
+  const known = new Set(turns.keys());
+  for (const event of events) {
+    if (event.type === TURN_COMMITTED && event.step === 0) known.add(event.turnId);
+    else if (!known.has(event.turnId)) return false;
+  }
+  return true;
 }

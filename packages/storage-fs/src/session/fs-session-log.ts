@@ -1,5 +1,5 @@
-import type { EventKey, HeldSessionTurn, LockSessionTurnOptions, NewSessionEvent, ReadEventsOptions, SessionEvent, SessionLog, SessionTurnLock } from '@troupe/kernel';
-import { validateEventKey, validateNewEvents, validateSessionId } from '@troupe/kernel/storage';
+import type { EventKey, HeldSessionTurn, LockSessionTurnOptions, NewSessionEvent, ReadEventsOptions, ReadTypedOptions, SessionEvent, SessionLog, SessionTurnLock, TypedEvents } from '@troupe/kernel';
+import { validateEventKey, validateNewEvents, validateReadTypedOptions, validateSessionId } from '@troupe/kernel/storage';
 import { asIoError, writeFully } from '../fs/atomic-write.js';
 import { readFileBytes } from '../fs/read-file.js';
 import { APPEND_NOFOLLOW, errorCode, type StorageFs } from '../fs/storage-fs.js';
@@ -8,6 +8,7 @@ import { eventLine, parseEventLine, splitLines } from './event-lines.js';
 import { LockedSessions } from './locked-sessions.js';
 import { branchSession, exportSession, importSession } from './session-copy.js';
 import { deleteSessionFolder, salvageSession } from './session-rescue.js';
+import { readTypedLines } from './read-typed.js';
 import { eventNotFound, IndexMismatch } from './session-errors.js';
 import { FsSessionTurnLocks } from './session-turn-locks.js';
 
@@ -134,6 +135,24 @@ export class FsSessionLog implements SessionLog, SessionTurnLock {
     });
     if (events === undefined && options.afterId !== undefined) throw eventNotFound(sessionId, options.afterId);
     return events ?? [];
+  }
+
+  /**
+   * Events of some types only, read line by line from the index's record of each line's type:
+   * the lines of other types (stage requests with whole prompts) are neither read nor parsed, and
+   * with `limit` only the latest matching lines are read. Lines indexed by an older version
+   * without their type are read and filtered instead.
+   * @param sessionId - the session
+   * @param options - the types, an optional `afterId`/`beforeId` range and `limit`
+   * @returns the matching events in order, and how many matching ones the limit left out
+   * @throws {KernelStorageError} SESSION_INVALID_ID, SESSION_INVALID_EVENT (bad options), SESSION_EVENT_NOT_FOUND, SESSION_CORRUPT, STORAGE_IO
+   */
+  async readTyped(sessionId: string, options: ReadTypedOptions): Promise<TypedEvents> {
+    validateSessionId(sessionId);
+    validateReadTypedOptions(options);
+    const found = await this.#sessions.lockedIfExists(sessionId, (index, paths) => readTypedLines(this.#options.fs, index, paths.events, sessionId, options));
+    if (found === undefined && (options.afterId !== undefined || options.beforeId !== undefined)) throw eventNotFound(sessionId, options.afterId ?? options.beforeId ?? '');
+    return found ?? { events: [], earlier: 0 };
   }
 
   /**

@@ -156,7 +156,7 @@ export function indexFileFor(lines: readonly string[], events: readonly { id: st
     const event = events[at];
     if (!event) return;
     const end = offset + Buffer.byteLength(line, 'utf8');
-    spans.push(event.key === undefined ? { id: event.id, start: offset, end } : { id: event.id, start: offset, end, type: event.type, key: event.key });
+    spans.push(event.key === undefined ? { id: event.id, start: offset, end, type: event.type } : { id: event.id, start: offset, end, type: event.type, key: event.key });
     offset = end;
   });
   const lastLine = lines.at(-1);
@@ -191,7 +191,9 @@ function parseSegments(bytes: Buffer, start: number, from: number) {
       const length = segment.lengths[at] ?? 0;
       const type = segment.types[at];
       const key = segment.keys[at];
-      spans.push(type != null && key != null ? { id, start: offset, end: offset + length, type, key } : { id, start: offset, end: offset + length });
+      // A type without a key is recorded since the log can be read by type; older files have none.
+      const span = { id, start: offset, end: offset + length, ...(type != null ? { type } : {}) };
+      spans.push(type != null && key != null ? { ...span, type, key } : span);
       offset += length;
     });
     if (offset !== segment.to) {

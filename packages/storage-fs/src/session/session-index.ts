@@ -11,7 +11,10 @@ export const SessionMetaSchema = z.object({
   parent: z.object({ sessionId: z.string(), atEventId: z.string() }).optional(),
 });
 
-/** Where one event's line sits in `events.jsonl` (with its type and key when it has a key). */
+/**
+ * Where one event's line sits in `events.jsonl`, with its type (unknown only for lines indexed
+ * by an older version without a key) and its key when it has one.
+ */
 export interface LineSpan {
   readonly id: string;
   readonly start: number;
@@ -38,6 +41,7 @@ export class SessionIndex {
   readonly spans: LineSpan[] = [];
   readonly #byId = new Map<string, number>();
   readonly #byKey = new Map<string, number>();
+  readonly #types = new Map<string, string>();
   /** Bytes of complete lines indexed. */
   size = 0;
   /** Whether the spans up to some offset came from the persisted index (not from this scan). */
@@ -149,10 +153,20 @@ export class SessionIndex {
   }
 
   #add(event: SessionEvent, start: number, end: number): void {
-    this.#addSpan(event.key === undefined ? { id: event.id, start, end } : { id: event.id, start, end, type: event.type, key: event.key });
+    const type = this.#intern(event.type);
+    this.#addSpan(event.key === undefined ? { id: event.id, start, end, type } : { id: event.id, start, end, type, key: event.key });
   }
 
-  #addSpan(span: LineSpan): void {
+  // One string per type for the whole index (a session has a handful of types, many lines each).
+  #intern(type: string): string {
+    const known = this.#types.get(type);
+    if (known !== undefined) return known;
+    this.#types.set(type, type);
+    return type;
+  }
+
+  #addSpan(given: LineSpan): void {
+    const span = given.type !== undefined && given.type !== this.#types.get(given.type) ? { ...given, type: this.#intern(given.type) } : given;
     this.#byId.set(span.id, this.spans.length);
     if (span.key !== undefined && span.type !== undefined) this.#byKey.set(`${span.type}\u0000${span.key}`, this.spans.length);
     this.spans.push(span);
