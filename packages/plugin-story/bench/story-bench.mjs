@@ -4,7 +4,10 @@
 import { createHarness } from '@troupe/kernel';
 import { MemorySessionLog, MemoryTreeStore } from '@troupe/kernel/testing';
 import { selectStoryWorkspace, StoryWorkspaces, storyPlugin } from '../dist/index.js';
+import MiniSearch from 'minisearch';
+import { chunkMarkdown } from '../dist/retrieval/chunk-markdown.js';
 import { SourceIndex } from '../dist/retrieval/source-index.js';
+import { processTerm, tokenize } from '../dist/retrieval/tokenizer.js';
 
 const L = Number(process.env.BENCH_LATENCY_MS ?? 100);
 const SECTIONS = 3;
@@ -103,6 +106,31 @@ function mixedMarkdown(bytes, seed) {
   return parts.join('');
 }
 
+// The query the pipeline really sends: the recent messages (6 by default) plus the input.
+function pipelineQueries(count) {
+  return Array.from({ length: count }, (_, n) => {
+    const recent = Array.from({ length: 6 }, (_, m) => mixedMarkdown(300, 1000 + n * 7 + m).replace(/^## .*\n/gm, ''));
+    return [...recent, n % 2 ? '莉娅欠公会的钱在哪里？' : 'Where is the secret map of the castle?'].join('\n');
+  });
+}
+
+const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+
+// The index before issue 22 (MiniSearch 7 with the same tokenizer, fields and boosts), for the
+// before/after columns of the same run.
+function miniSearchIndex(sources) {
+  const search = new MiniSearch({
+    fields: ['title', 'heading', 'text'],
+    storeFields: ['sourceId', 'title', 'heading', 'text', 'line'],
+    tokenize,
+    processTerm,
+    autoVacuum: false,
+    searchOptions: { boost: { title: 2, heading: 1.5 }, combineWith: 'OR', tokenize, processTerm },
+  });
+  for (const source of sources) search.addAll(chunkMarkdown(source.text, 600).map((chunk, n) => ({ id: `${source.id}#${n}`, sourceId: source.id, title: source.title, ...chunk })));
+  return search;
+}
+
 function retrievalRun(totalBytes) {
   const files = 10;
   const sources = Array.from({ length: files }, (_, i) => ({ id: `src${i}`, title: `Source ${i}`, text: mixedMarkdown(totalBytes / files, i + 1) }));
@@ -110,8 +138,10 @@ function retrievalRun(totalBytes) {
   let start = performance.now();
   index.update(sources);
   const build = performance.now() - start;
+  // An unchanged turn: the same texts as fresh strings (as a store read returns them).
+  const copies = sources.map((s) => ({ ...s, text: `${s.text} `.slice(0, -1) }));
   start = performance.now();
-  index.update(sources);
+  index.update(copies);
   const unchanged = performance.now() - start;
   const queries = ['莉娅欠公会的钱在哪里', 'where is the secret map of the castle', '骑士 knight 城堡 tavern', '旅人在夜晚的河边'];
   const rounds = 25;
@@ -119,7 +149,24 @@ function retrievalRun(totalBytes) {
   let hits = 0;
   for (let r = 0; r < rounds; r++) for (const q of queries) hits += index.query(q).length;
   const query = (performance.now() - start) / (rounds * queries.length);
-  return { build, unchanged, query, chunks: index.stats.chunks, hits };
+  const real = pipelineQueries(40).map((q) => {
+    const t = performance.now();
+    hits += index.query(q).length;
+    return performance.now() - t;
+  });
+  let before;
+  if (process.env.BENCH_BEFORE !== '0') {
+    start = performance.now();
+    const mini = miniSearchIndex(sources);
+    const miniBuild = performance.now() - start;
+    const times = pipelineQueries(Number(process.env.BENCH_BEFORE_QUERIES ?? 5)).map((q) => {
+      const t = performance.now();
+      mini.search(q.slice(-4000));
+      return performance.now() - t;
+    });
+    before = { build: miniBuild, realP50: percentile(times, 0.5) };
+  }
+  return { build, unchanged, query, realP50: percentile(real, 0.5), realP90: percentile(real, 0.9), chunks: index.stats.chunks, hits, before };
 }
 
 console.log(`## pipeline (${modelLabel}, L = ${L} ms per model call, ${SECTIONS} sections, best of ${REPEATS})`);
@@ -132,10 +179,11 @@ for (const characters of [1, 4, 8]) {
   }
 }
 if (process.env.BENCH_RETRIEVAL === '0') process.exit(0);
-console.log('\n## retrieval (10 sources, mixed zh/en Markdown)');
-console.log('| size | chunks | index build (ms) | unchanged update (ms) | query avg (ms) |');
-console.log('|---:|---:|---:|---:|---:|');
+console.log('\n## retrieval (10 sources, mixed zh/en Markdown; real query = 6 recent messages + the input, ~2 KB)');
+console.log('| size | chunks | index build (ms) | unchanged update (ms) | short query avg (ms) | real query p50 (ms) | real query p90 (ms) | before: MiniSearch build (ms) | before: real query p50 (ms) |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const [label, bytes] of [['1 MB', 1_000_000], ['10 MB', 10_000_000]]) {
   const r = retrievalRun(bytes);
-  console.log(`| ${label} | ${r.chunks} | ${r.build.toFixed(0)} | ${r.unchanged.toFixed(1)} | ${r.query.toFixed(2)} |`);
+  const before = r.before ? `${r.before.build.toFixed(0)} | ${r.before.realP50.toFixed(1)}` : '— | —';
+  console.log(`| ${label} | ${r.chunks} | ${r.build.toFixed(0)} | ${r.unchanged.toFixed(2)} | ${r.query.toFixed(2)} | ${r.realP50.toFixed(2)} | ${r.realP90.toFixed(2)} | ${before} |`);
 }

@@ -9,7 +9,7 @@ import { readStoryWorkspaceSelection } from '../selection.js';
 import { StoryTokens } from '../story-tokens.js';
 import { stageEnvironment, storyEmitter } from '../turn/stage-env.js';
 import { WORKSPACE_FILES } from '../workspace/layout.js';
-import { parseManifest } from '../workspace/manifest.js';
+import { parseManifestForTurn } from '../workspace/manifest-memo.js';
 import { planKeptSteps, type SettleBlock } from './kept-step-plan.js';
 import { type BlockRewrite, commitBlockRewrites } from './rewrite-blocks.js';
 
@@ -73,7 +73,7 @@ export class KeptStepReconciler {
       else if (plan.desired.kind === 'resettle') {
         // An edited reply: the continuity worker reads the text the player now sees.
         snapshot ??= await this.#trees.read(workspaceId);
-        const manifest = parseManifest(snapshot.files[WORKSPACE_FILES.manifest] ?? '');
+        const manifest = parseManifestForTurn(snapshot.files[WORKSPACE_FILES.manifest] ?? '');
         const env = stageEnvironment(ctx, manifest, Number.POSITIVE_INFINITY, (type, data) => emit(type, data), this.#settings.stagePrompt);
         const { request } = plan.desired;
         const { appends, mode } = await continuityAppends(env, manifest, snapshot.files, request.reply);

@@ -12,7 +12,8 @@ import { readStoryWorkspaceSelection } from '../selection.js';
 import { NO_WEB_SEARCH, StoryTokens } from '../story-tokens.js';
 import type { WebSearchProvider } from '../web/web-search.js';
 import { WORKSPACE_FILES } from '../workspace/layout.js';
-import { parseManifest, type StoryManifest } from '../workspace/manifest.js';
+import type { StoryManifest } from '../workspace/manifest.js';
+import { parseManifestForTurn } from '../workspace/manifest-memo.js';
 import { stageEnvironment, storyEmitter, turnWorkspaceKey } from './stage-env.js';
 
 const PreparedDraftSchema = z.object({ text: z.string(), workspaceId: z.string(), revision: z.number().int() });
@@ -87,7 +88,7 @@ export class StoryDraftPreparer {
     // Every step prepares its own draft (a regenerated reply gets a fresh one; replay is keyed by step).
     let manifest: StoryManifest;
     try {
-      manifest = parseManifest(snapshot.files[WORKSPACE_FILES.manifest] ?? '');
+      manifest = parseManifestForTurn(snapshot.files[WORKSPACE_FILES.manifest] ?? '');
     } catch (error) {
       return fail('manifest', error);
     }

@@ -7,7 +7,8 @@ import { type EarlierSettlement, settleTurn } from '../pipeline/settle-turn.js';
 import type { StorySettings } from '../plugin-config.js';
 import { StoryTokens } from '../story-tokens.js';
 import { WORKSPACE_FILES } from '../workspace/layout.js';
-import { parseManifest, type StoryManifest } from '../workspace/manifest.js';
+import type { StoryManifest } from '../workspace/manifest.js';
+import { parseManifestForTurn } from '../workspace/manifest-memo.js';
 import { stageEnvironment, storyEmitter, turnWorkspaceKey } from './stage-env.js';
 
 const TurnWorkspaceSchema = z.object({ workspaceId: z.string() });
@@ -49,7 +50,7 @@ export class StoryReplySettler {
     const snapshot = await this.#trees.read(workspaceId);
     let manifest: StoryManifest;
     try {
-      manifest = parseManifest(snapshot.files[WORKSPACE_FILES.manifest] ?? '');
+      manifest = parseManifestForTurn(snapshot.files[WORKSPACE_FILES.manifest] ?? '');
     } catch (error) {
       const described = describeError(error);
       emit(STORY_EVENTS.degraded, { stage: 'story/continuity', workspaceId, fallback: 'not-settled', error: { code: described.code, message: described.message } });

@@ -1,0 +1,83 @@
+// One long story session at zero model latency (in-memory stores): per-turn cost, bytes the turn
+// appends to the session log and heap, at turn 10, 100, 1 000 and 5 000. Every turn settles
+// public events and observations, so history.md and knowledge.md grow every turn, as in play.
+// Run after `tsc -b`; `node --expose-gc` for the heap column.
+import { createHarness } from '@troupe/kernel';
+import { MemorySessionLog, MemoryTreeStore } from '@troupe/kernel/testing';
+import { selectStoryWorkspace, StoryWorkspaces, storyPlugin } from '../dist/index.js';
+
+const TURNS = Number(process.env.BENCH_SESSION_TURNS ?? 5000);
+const MARKS = [10, 100, 1000, 5000].filter((mark) => mark <= TURNS);
+const WINDOW = 10; // turns measured around each mark (median)
+
+let turnNo = 0;
+const instantModel = {
+  id: 'instant',
+  async generate(request) {
+    switch (request.meta.stage) {
+      case 'story/research':
+        return { text: JSON.stringify({ facts: ['fact'], continuity: 'ok' }) };
+      case 'story/character':
+        return { text: JSON.stringify({ intent: 'i', action: 'acts', dialogue: 'hi' }) };
+      case 'story/director':
+        return { text: JSON.stringify({ beats: ['beat'], sectionNotes: [] }) };
+      case 'story/section':
+        return { text: 'A paragraph of story text.' };
+      case 'story/editor':
+        return { text: request.messages.at(-1)?.content ?? '' };
+      case 'story/continuity':
+        return {
+          text: JSON.stringify({
+            publicEvents: [`Turn ${turnNo}: the party crossed the ${turnNo % 7 === 0 ? 'river' : 'road'} and 莉娅在第${turnNo}回合付了钱`],
+            observations: [{ characterId: 'c0', facts: [`c0 saw turn ${turnNo}`] }],
+            proposals: [],
+          }),
+        };
+      default:
+        return { text: `Actor reply for turn ${turnNo}: the tavern is warm and 老板点了点头。` };
+    }
+  },
+};
+
+const trees = new MemoryTreeStore();
+const sessionLog = new MemorySessionLog();
+const workspaces = new StoryWorkspaces(trees);
+let ws = await workspaces.create('bench', { name: 'Bench', pipeline: { maxParallel: 4 } });
+for (let i = 0; i < 4; i++) ws = await workspaces.addCharacter('bench', ws.revision, { id: `c${i}`, name: `C${i}`, persona: 'p', knowledge: 'k' });
+for (let i = 0; i < 3; i++) ws = await workspaces.addSection('bench', ws.revision, { id: `s${i}`, title: `S${i}`, kind: 'prose' });
+await workspaces.addSource('bench', ws.revision, { id: 'lore', title: 'Lore', text: '# Tavern\nThe tavern sells ale.\n# 公会\n莉娅欠公会一笔钱。' });
+const harness = await createHarness({ trees, sessionLog, model: instantModel, plugins: [storyPlugin()] });
+await selectStoryWorkspace(sessionLog, 'long', 'bench');
+
+const rows = [];
+let times = [];
+let bytes = [];
+let seen = (await sessionLog.read('long')).length;
+for (turnNo = 1; turnNo <= TURNS; turnNo++) {
+  const start = performance.now();
+  await harness.runTurn({ sessionId: 'long', text: `I walk on (turn ${turnNo}), asking about the river` });
+  const ms = performance.now() - start;
+  const mark = MARKS.find((m) => turnNo > m - WINDOW && turnNo <= m);
+  if (mark !== undefined) {
+    const events = await sessionLog.read('long');
+    bytes.push(events.slice(seen).reduce((sum, event) => sum + JSON.stringify(event).length, 0));
+    times.push(ms);
+    if (turnNo === mark) {
+      globalThis.gc?.();
+      const history = (await trees.read('bench')).files['history.md'] ?? '';
+      const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+      rows.push({ turn: mark, ms: median(times), bytes: median(bytes), heap: process.memoryUsage().heapUsed / 1e6, history: history.length / 1e3, events: events.length });
+      times = [];
+      bytes = [];
+    }
+  }
+  if (mark !== undefined || MARKS.some((m) => turnNo === m - WINDOW)) seen = (await sessionLog.read('long')).length;
+}
+await harness.close();
+console.log(`## one story session of ${TURNS} turns (in-memory, zero latency, 4 characters, 3 sections; median of ${WINDOW} turns at each mark)`);
+console.log('| turn | ms per turn | bytes appended per turn | history.md (KB) | events in log | heap used (MB)' + (globalThis.gc ? '' : ', no --expose-gc') + ' |');
+console.log('|---:|---:|---:|---:|---:|---:|');
+for (const row of rows) console.log(`| ${row.turn} | ${row.ms.toFixed(2)} | ${row.bytes} | ${row.history.toFixed(0)} | ${row.events} | ${row.heap.toFixed(1)} |`);
+const first = rows[0];
+const last = rows.at(-1);
+if (first && last) console.log(`\nturn ${last.turn} / turn ${first.turn}: cost ${(last.ms / first.ms).toFixed(2)}×, bytes appended ${(last.bytes / first.bytes).toFixed(2)}×`);
