@@ -1,5 +1,5 @@
-import { formatIssues } from '@troupe/kernel';
-import { readCappedText } from '@troupe/kernel/util';
+import { formatIssues, systemClock } from '@troupe/kernel';
+import { readCappedText, runWithin } from '@troupe/kernel/util';
 import { type ActivePrompt as DioActivePrompt, DioClient, DioError, MAX_RESPONSE_BYTES } from '@troupe/plugin-dio';
 import * as z from 'zod';
 import type { DemoDio } from '../compose.js';
@@ -73,17 +73,21 @@ export class DioProxy {
     return new URLSearchParams({ userId: this.#dio.userId, conversationId, targetPromptId }).toString();
   }
 
-  async #call(method: string, path: string, signal?: AbortSignal): Promise<Response> {
-    const timeout = AbortSignal.timeout(TIMEOUT_MS);
+  async #call(method: string, path: string, signal: AbortSignal = new AbortController().signal): Promise<Response> {
+    const unavailable = (cause?: unknown) => new ApiError(502, 'DIO_UNAVAILABLE', `The DIO service at ${this.#dio.url} did not answer`, cause === undefined ? {} : { cause });
     try {
-      return await fetch(`${this.#dio.url}${path}`, {
-        method,
-        headers: { authorization: this.#dio.authorization, accept: 'application/json' },
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      });
+      // The kernel's one deadline helper: the request's signal follows the caller's and aborts at the limit.
+      return await runWithin(systemClock, TIMEOUT_MS, signal, () => unavailable(new DOMException(`no answer within ${TIMEOUT_MS} ms`, 'TimeoutError')), (requestSignal) =>
+        fetch(`${this.#dio.url}${path}`, {
+          method,
+          headers: { authorization: this.#dio.authorization, accept: 'application/json' },
+          signal: requestSignal,
+        }),
+      );
     } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw new ApiError(502, 'DIO_UNAVAILABLE', `The DIO service at ${this.#dio.url} did not answer`, { cause: error });
+      if (signal.aborted) throw signal.reason;
+      if (error instanceof ApiError) throw error;
+      throw unavailable(error);
     }
   }
 
