@@ -237,17 +237,22 @@ async function recordFailure(state: TurnState, error: unknown, logger: Logger): 
 async function callActor(model: ChatModel, request: ChatRequest, options: RunTurnOptions, maxReplyChars: number): Promise<ChatResponse> {
   const { controller, dispose } = linkedController(request.signal);
   const call = { ...request, signal: controller.signal };
-  const tooLarge = replyTooLarge(model.id, maxReplyChars);
+  // Built only when a reply is too large: an error (and its stack) per turn is measurable overhead.
+  let tooLargeError: KernelError | undefined;
+  const tooLarge = () => {
+    tooLargeError ??= replyTooLarge(model.id, maxReplyChars);
+    return tooLargeError;
+  };
   let response: ChatResponse;
   try {
     response =
       model.stream && (options.onReplyDelta || options.onReasoningDelta) ? await streamActor(model, call, options, maxReplyChars, tooLarge) : await model.generate(call);
-    if (response.text.length > maxReplyChars) throw tooLarge;
+    if (response.text.length > maxReplyChars) throw tooLarge();
   } catch (error) {
     if (request.signal.aborted) throw abortReason(request.signal);
-    if (error === tooLarge) {
+    if (error !== undefined && error === tooLargeError) {
       // Ends the model's request too: a cut reply must not keep downloading.
-      controller.abort(tooLarge);
+      controller.abort(error);
       throw error;
     }
     throw new KernelError('KERNEL_MODEL_FAILED', `The actor model "${model.id}" failed: ${describeError(error).message}`, { cause: error });
@@ -263,18 +268,18 @@ async function callActor(model: ChatModel, request: ChatRequest, options: RunTur
   return response;
 }
 
-async function streamActor(model: ChatModel, request: ChatRequest, options: RunTurnOptions, maxReplyChars: number, tooLarge: KernelError): Promise<ChatResponse> {
+async function streamActor(model: ChatModel, request: ChatRequest, options: RunTurnOptions, maxReplyChars: number, tooLarge: () => KernelError): Promise<ChatResponse> {
   let text = '';
   let reasoning = '';
   for await (const part of model.stream!(request)) {
     if (part.type === 'text-delta') {
       text += part.text;
-      if (text.length > maxReplyChars) throw tooLarge;
+      if (text.length > maxReplyChars) throw tooLarge();
       options.onReplyDelta?.(part.text);
     } else if (part.type === 'reasoning-delta') {
       reasoning += part.text;
       // Reasoning counts too: an endless "thinking" stream is as unbounded as an endless reply.
-      if (reasoning.length > maxReplyChars) throw tooLarge;
+      if (reasoning.length > maxReplyChars) throw tooLarge();
       options.onReasoningDelta?.(part.text);
     } else {
       // The finish response is authoritative (a provider may learn late that text was reasoning).

@@ -50,15 +50,20 @@ export interface TurnDeadline {
  */
 export function armTurnDeadline(clock: Clock, ms: number, controller: AbortController): TurnDeadline {
   const stop = new AbortController();
-  const error = new KernelError('KERNEL_TURN_DEADLINE_EXCEEDED', `The turn did not finish within its deadline of ${ms} ms (turnDeadlineMs); nothing was committed`, {
-    details: { turnDeadlineMs: ms },
-  });
+  // Built when the deadline fires (or someone asks): a KernelError per turn would cost its stack.
+  let error: KernelError | undefined;
+  const deadlineError = () => {
+    error ??= new KernelError('KERNEL_TURN_DEADLINE_EXCEEDED', `The turn did not finish within its deadline of ${ms} ms (turnDeadlineMs); nothing was committed`, {
+      details: { turnDeadlineMs: ms },
+    });
+    return error;
+  };
   let fired = false;
   const expire = Effect.promise((signal) => clock.sleep(ms, signal)).pipe(
     Effect.andThen(
       Effect.sync(() => {
         fired = true;
-        controller.abort(error);
+        controller.abort(deadlineError());
       }),
     ),
   );
@@ -68,10 +73,15 @@ export function armTurnDeadline(clock: Clock, ms: number, controller: AbortContr
     get fired() {
       return fired;
     },
-    error,
-    disarm: () => stop.abort(),
+    get error() {
+      return deadlineError();
+    },
+    // A shared reason: aborting without one would build a DOMException per turn.
+    disarm: () => stop.abort(DISARMED),
   };
 }
+
+const DISARMED = Symbol('turn deadline disarmed');
 
 /**
  * The error for an actor reply over the cap.
