@@ -18,7 +18,7 @@ describePg('migrate()', () => {
   it('creates the schema once; running it again changes nothing', async () => {
     const storage = postgresStorage({ connectionString: pgUrl, schema: schema() });
     try {
-      expect(await storage.migrate()).toEqual({ applied: [1, 2], version: SCHEMA_VERSION });
+      expect(await storage.migrate()).toEqual({ applied: [1, 2, 3], version: SCHEMA_VERSION });
       await storage.trees.create('story', { 'a.md': 'A' });
       expect(await storage.migrate()).toEqual({ applied: [], version: SCHEMA_VERSION });
       expect((await storage.trees.read('story')).files).toEqual({ 'a.md': 'A' });
@@ -34,7 +34,7 @@ describePg('migrate()', () => {
     expect(applied.filter((versions) => versions.length === SCHEMA_VERSION)).toHaveLength(1);
     expect(applied.filter((versions) => versions.length === 0)).toHaveLength(3);
     const rows = await asAdmin((client) => client.query(`SELECT version FROM "${name}".troupe_schema_migrations ORDER BY version`));
-    expect(rows.rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(rows.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
   });
 
   it('upgrades a version-1 database in place: files and settlements keep their exact bytes', async () => {
@@ -48,7 +48,7 @@ describePg('migrate()', () => {
            INSERT INTO "${storage.schema}".troupe_tree_files (tree_id, path, content, revision) VALUES ('old', 'history.md', convert_to('line', 'UTF8'), 3), ('old', 'notes.md', convert_to('ok' || chr(10), 'UTF8'), 3);`,
         ),
       );
-      expect(await storage.migrate()).toEqual({ applied: [2], version: SCHEMA_VERSION });
+      expect(await storage.migrate()).toEqual({ applied: [2, 3], version: SCHEMA_VERSION });
       await storage.trees.settle('old', { marker: 'turn-1:0', appends: { 'history.md': 'a', 'notes.md': 'b' } });
       expect((await storage.trees.read('old')).files).toEqual({
         'history.md': appendSettleBlock('line', 'turn-1:0', 'a'),

@@ -26,6 +26,28 @@ describePg('PgSessionLog beyond the contract', () => {
     }
   });
 
+  it('readTyped reads the newest events of a type through the (type, position) index and counts the rest', async () => {
+    const storage = await freshStorage();
+    try {
+      const events = Array.from({ length: 3000 }, (_, n) => newEvent(n % 100 === 0 ? 'kernel/turn-committed' : 'story/stage-request', { n }));
+      await storage.sessions.append('s', events);
+      const window = await storage.sessions.readTyped('s', { types: ['kernel/turn-committed'], limit: 4 });
+      expect(window.events.map((event) => (event.data as { n: number }).n)).toEqual([2600, 2700, 2800, 2900]);
+      expect(window.earlier).toBe(26);
+      const plan = await asAdmin(async (admin) => {
+        await admin.query(`ANALYZE "${storage.schema}".troupe_session_events`);
+        const result = await admin.query(
+          `EXPLAIN SELECT position, seq, body FROM "${storage.schema}".troupe_session_events WHERE session_id = $1 AND type = $2 AND position > $3 AND ($4::bigint IS NULL OR position < $4) ORDER BY position DESC LIMIT $5`,
+          ['s', 'kernel/turn-committed', -1, null, 4],
+        );
+        return result.rows.map((row: Record<string, string>) => Object.values(row)[0]).join('\n');
+      });
+      expect(plan).toContain('troupe_session_events_by_type');
+    } finally {
+      await storage.cleanup();
+    }
+  });
+
   it('imports keep the export order and ids, even when ids are not increasing', async () => {
     const storage = await freshStorage();
     try {

@@ -89,6 +89,15 @@ ALTER TABLE troupe_tree_files ADD COLUMN blocks integer NOT NULL DEFAULT 0;
 UPDATE troupe_tree_files SET ends_clean = (length(content) = 0 OR get_byte(content, length(content) - 1) = 10);
 `,
   },
+  {
+    version: 3,
+    name: 'events by type',
+    sql: `
+-- readTyped(types, limit): the newest events of a few types (the kernel's history window after a
+-- process start) through one index range per type, without reading the other events' bodies.
+CREATE INDEX troupe_session_events_by_type ON troupe_session_events (session_id, type, position);
+`,
+  },
 ];
 
 /** The schema version this package needs (the last migration's). */

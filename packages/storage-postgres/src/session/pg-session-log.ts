@@ -5,12 +5,14 @@ import {
   type LockSessionTurnOptions,
   type NewSessionEvent,
   type ReadEventsOptions,
+  type ReadTypedOptions,
   type SessionEvent,
   type SessionLog,
   type SessionTurnLock,
+  type TypedEvents,
 } from '@troupe/kernel';
-import { parseExport, validateEventKey, validateNewEvents, validateSessionId } from '@troupe/kernel/storage';
-import type { Database, Queryable } from '../db/database.js';
+import { parseExport, validateEventKey, validateNewEvents, validateReadTypedOptions, validateSessionId } from '@troupe/kernel/storage';
+import type { Database, Queryable, Row } from '../db/database.js';
 import { SESSION_EVENTS_CHANNEL } from '../live/channels.js';
 import type { PgTurnLocks } from '../turn/pg-turn-locks.js';
 import { type EventColumns, eventColumns, eventFromRow, lookupKeyOf, sequenceOf } from './event-rows.js';
@@ -32,6 +34,10 @@ WITH session AS (
 SELECT first_seq, (SELECT count(*) FROM inserted) AS inserted,
   CASE WHEN $2::bigint > 0 THEN pg_notify('${SESSION_EVENTS_CHANNEL}', json_build_object('schema', current_schema(), 'sessionId', $1::text, 'lastId', 'e' || (first_seq + $2::bigint - 1))::text) END AS notified
 FROM session`;
+
+// One type's events in a position range ($3 < position < $4, no upper bound when $4 is NULL):
+// a backward range of the (session_id, type, position) index.
+const TYPED_RANGE = 'FROM troupe_session_events WHERE session_id = $1 AND type = $2 AND position > $3 AND ($4::bigint IS NULL OR position < $4)';
 
 // Rows of one import or branch batch are inserted in chunks of this many (bounded parameters).
 const INSERT_CHUNK = 5_000;
@@ -93,6 +99,41 @@ export class PgSessionLog implements SessionLog, SessionTurnLock {
       }
       const rows = await client.query('SELECT seq, body FROM troupe_session_events WHERE session_id = $1 AND position > $2 ORDER BY position', [sessionId, after]);
       return rows.map((row) => eventFromRow(sessionId, row));
+    });
+  }
+
+  /**
+   * The events of some types in a range, newest `limit` of them (the kernel's bounded history
+   * read after a process start). One backward range of the `(session, type, position)` index per
+   * type, each stopping after `limit` rows, merged by position: the bodies of other events, and
+   * of older events of these types, are never read. An index-only count gives `earlier`.
+   */
+  async readTyped(sessionId: string, options: ReadTypedOptions): Promise<TypedEvents> {
+    validateSessionId(sessionId);
+    validateReadTypedOptions(options);
+    return this.#db.withClient(`read ${options.types.join(', ')} of session "${sessionId}"`, async (client) => {
+      const bound = async (eventId: string | undefined): Promise<number | null> => {
+        if (eventId === undefined) return null;
+        const at = await positionOf(client, sessionId, eventId);
+        if (at === undefined) throw eventNotFound(sessionId, eventId);
+        return at;
+      };
+      const after = (await bound(options.afterId)) ?? -1;
+      const before = await bound(options.beforeId);
+      const rows: Row[] = [];
+      for (const type of new Set(options.types)) {
+        // LIMIT NULL is LIMIT ALL: without a limit every matching event is returned.
+        rows.push(...(await client.query(`SELECT position, seq, body ${TYPED_RANGE} ORDER BY position DESC LIMIT $5`, [sessionId, type, after, before, options.limit ?? null])));
+      }
+      rows.sort((a, b) => Number(a.position) - Number(b.position));
+      const kept = options.limit === undefined ? rows : rows.slice(Math.max(0, rows.length - options.limit));
+      const events = kept.map((row) => eventFromRow(sessionId, row));
+      if (options.limit === undefined || rows.length < options.limit) return { events, earlier: 0 };
+      const counted = await client.query(
+        'SELECT count(*) AS matching FROM troupe_session_events WHERE session_id = $1 AND type = ANY($2::text[]) AND position > $3 AND ($4::bigint IS NULL OR position < $4)',
+        [sessionId, [...new Set(options.types)], after, before],
+      );
+      return { events, earlier: Number(counted[0]?.matching ?? 0) - events.length };
     });
   }
 
