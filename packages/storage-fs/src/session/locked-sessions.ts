@@ -9,6 +9,12 @@ import { eventNotFound, IndexMismatch } from './session-errors.js';
 import { type SessionPaths, sessionPaths } from './session-paths.js';
 import { SessionIndex } from './session-index.js';
 
+/**
+ * Most sessions whose index this process keeps; the least recently used one is dropped beyond it
+ * (its next use re-seeds from `index.jsonl`), so a server with many conversations stays bounded.
+ */
+export const MAX_CACHED_SESSIONS = 64;
+
 /** What this process keeps per session. */
 interface SessionState {
   readonly index: SessionIndex;
@@ -126,11 +132,16 @@ export class LockedSessions {
         return await withFileLock(fs, paths.lock, { onMissing, timeoutMs: this.#options.lockTimeoutMs, leaseMs: this.#options.lockLeaseMs }, async (lock) => {
           const repair = () => lock.assertHeld('cutting a torn last line');
           let state = this.#states.get(sessionId);
-          if (!state) {
+          if (state) {
+            // Most recently used last (a Map keeps insertion order).
+            this.#states.delete(sessionId);
+            this.#states.set(sessionId, state);
+          } else {
             // First use in this process: drop lock temps left by killed processes.
             await sweepTemps(fs, paths.dir, false);
             state = { index: new SessionIndex(), file: undefined };
             this.#states.set(sessionId, state);
+            if (this.#states.size > MAX_CACHED_SESSIONS) this.#states.delete(this.#states.keys().next().value as string);
           }
           const current = state;
           const seed = async (eventsSize: number) => {

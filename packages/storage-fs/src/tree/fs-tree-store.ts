@@ -32,6 +32,12 @@ export interface FsTreeStoreOptions {
 }
 
 /** What this store instance remembers about one tree between calls. */
+/**
+ * Most trees whose settle markers this process keeps; the least recently used one is dropped
+ * beyond it (its markers are read again from `.troupe/settled.jsonl` on its next settle).
+ */
+export const MAX_CACHED_TREES = 64;
+
 interface TreeState {
   readonly markers: SettledMarkers;
   swept: boolean;
@@ -257,10 +263,14 @@ export class FsTreeStore implements TreeStore {
 
   #state(treeId: string): TreeState {
     let state = this.#states.get(treeId);
-    if (!state) {
+    if (state) {
+      // Most recently used last (a Map keeps insertion order).
+      this.#states.delete(treeId);
+    } else {
       state = { markers: new SettledMarkers(), swept: false };
-      this.#states.set(treeId, state);
+      if (this.#states.size >= MAX_CACHED_TREES) this.#states.delete(this.#states.keys().next().value as string);
     }
+    this.#states.set(treeId, state);
     return state;
   }
 }
