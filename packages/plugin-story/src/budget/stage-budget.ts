@@ -1,4 +1,5 @@
 import { type ChatMessage, type ChatModel, estimateTokenizer, type Tokenizer } from '@troupe/kernel';
+import { ownString } from '../retrieval/own-string.js';
 
 /** Token budget settings of the story stages (plugin option `stagePrompt`); every field is optional. */
 export interface StagePromptSettings {
@@ -58,7 +59,8 @@ function cachedCount(tokenizer: Tokenizer, text: string): number {
   const count = tokenizer.count(text);
   // A simple bound: when full, start over (the next turn re-counts only what it uses).
   if (cache.size >= CACHE_ENTRIES) cache.clear();
-  cache.set(text, count);
+  // Keys are lines cut from whole documents: keep a copy, never a view into the document.
+  cache.set(ownString(text), count);
   return count;
 }
 

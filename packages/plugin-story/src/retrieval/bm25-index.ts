@@ -1,3 +1,5 @@
+import { ownString } from './own-string.js';
+
 /** How one index splits and normalises text (the same functions for documents and queries). */
 export interface Bm25Analyzer {
   /** Splits text into raw terms. */
@@ -86,7 +88,8 @@ export class Bm25Index {
         let byField = this.#postings.get(term);
         if (!byField) {
           byField = [];
-          this.#postings.set(term, byField);
+          // A term is a substring of the document: keep a copy, never a view into the document.
+          this.#postings.set(ownString(term), byField);
         }
         let postings = byField[field];
         if (!postings) {
