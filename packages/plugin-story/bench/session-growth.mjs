@@ -5,39 +5,21 @@
 import { createHarness } from '@troupe/kernel';
 import { MemorySessionLog, MemoryTreeStore } from '@troupe/kernel/testing';
 import { selectStoryWorkspace, StoryWorkspaces, storyPlugin } from '../dist/index.js';
+import { instantModel } from './instant-model.mjs';
 
 const TURNS = Number(process.env.BENCH_SESSION_TURNS ?? 5000);
 const MARKS = [10, 100, 1000, 5000].filter((mark) => mark <= TURNS);
 const WINDOW = 10; // turns measured around each mark (median)
 
 let turnNo = 0;
-const instantModel = {
-  id: 'instant',
-  async generate(request) {
-    switch (request.meta.stage) {
-      case 'story/research':
-        return { text: JSON.stringify({ facts: ['fact'], continuity: 'ok' }) };
-      case 'story/character':
-        return { text: JSON.stringify({ intent: 'i', action: 'acts', dialogue: 'hi' }) };
-      case 'story/director':
-        return { text: JSON.stringify({ beats: ['beat'], sectionNotes: [] }) };
-      case 'story/section':
-        return { text: 'A paragraph of story text.' };
-      case 'story/editor':
-        return { text: request.messages.at(-1)?.content ?? '' };
-      case 'story/continuity':
-        return {
-          text: JSON.stringify({
-            publicEvents: [`Turn ${turnNo}: the party crossed the ${turnNo % 7 === 0 ? 'river' : 'road'} and 莉娅在第${turnNo}回合付了钱`],
-            observations: [{ characterId: 'c0', facts: [`c0 saw turn ${turnNo}`] }],
-            proposals: [],
-          }),
-        };
-      default:
-        return { text: `Actor reply for turn ${turnNo}: the tavern is warm and 老板点了点头。` };
-    }
-  },
-};
+const model = instantModel({
+  continuity: () => ({
+    publicEvents: [`Turn ${turnNo}: the party crossed the ${turnNo % 7 === 0 ? 'river' : 'road'} and 莉娅在第${turnNo}回合付了钱`],
+    observations: [{ characterId: 'c0', facts: [`c0 saw turn ${turnNo}`] }],
+    proposals: [],
+  }),
+  actor: () => `Actor reply for turn ${turnNo}: the tavern is warm and 老板点了点头。`,
+});
 
 // Counts the bytes appended (as JSON) without reading the log back: a full read of 100 000
 // events would itself put gigabytes of garbage on the heap and into the next turn's time.
@@ -59,7 +41,7 @@ let ws = await workspaces.create('bench', { name: 'Bench', pipeline: { maxParall
 for (let i = 0; i < 4; i++) ws = await workspaces.addCharacter('bench', ws.revision, { id: `c${i}`, name: `C${i}`, persona: 'p', knowledge: 'k' });
 for (let i = 0; i < 3; i++) ws = await workspaces.addSection('bench', ws.revision, { id: `s${i}`, title: `S${i}`, kind: 'prose' });
 await workspaces.addSource('bench', ws.revision, { id: 'lore', title: 'Lore', text: '# Tavern\nThe tavern sells ale.\n# 公会\n莉娅欠公会一笔钱。' });
-const harness = await createHarness({ trees, sessionLog, model: instantModel, plugins: [storyPlugin()] });
+const harness = await createHarness({ trees, sessionLog, model, plugins: [storyPlugin()] });
 await selectStoryWorkspace(sessionLog, 'long', 'bench');
 
 const rows = [];

@@ -3,32 +3,10 @@
 import { createHarness } from '@troupe/kernel';
 import { MemorySessionLog, MemoryTreeStore } from '@troupe/kernel/testing';
 import { selectStoryWorkspace, StoryWorkspaces, storyPlugin } from '../dist/index.js';
+import { instantModel } from './instant-model.mjs';
 
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const TURNS = Number(process.env.BENCH_TURNS ?? 60);
-
-/** Answers every stage at once with schema-conforming output. */
-const instantModel = {
-  id: 'instant',
-  async generate(request) {
-    switch (request.meta.stage) {
-      case 'story/research':
-        return { text: JSON.stringify({ facts: ['fact'], continuity: 'ok' }) };
-      case 'story/character':
-        return { text: JSON.stringify({ intent: 'i', action: 'acts', dialogue: 'hi' }) };
-      case 'story/director':
-        return { text: JSON.stringify({ beats: ['beat'], sectionNotes: [] }) };
-      case 'story/section':
-        return { text: 'A paragraph of story text.' };
-      case 'story/editor':
-        return { text: request.messages.at(-1)?.content ?? '' };
-      case 'story/continuity':
-        return { text: JSON.stringify({ publicEvents: ['event'], observations: [], proposals: [] }) };
-      default:
-        return { text: 'Actor reply.' };
-    }
-  },
-};
 
 async function overhead(characters, maxParallel) {
   const trees = new MemoryTreeStore();
@@ -38,7 +16,7 @@ async function overhead(characters, maxParallel) {
   for (let i = 0; i < characters; i++) ws = await workspaces.addCharacter('bench', ws.revision, { id: `c${i}`, name: `C${i}`, persona: 'p', knowledge: 'k' });
   for (let i = 0; i < 3; i++) ws = await workspaces.addSection('bench', ws.revision, { id: `s${i}`, title: `S${i}`, kind: 'prose' });
   await workspaces.addSource('bench', ws.revision, { id: 'lore', title: 'Lore', text: '# Tavern\nThe tavern sells ale.\n# 公会\n莉娅欠公会一笔钱。' });
-  const harness = await createHarness({ trees, sessionLog, model: instantModel, plugins: [storyPlugin()] });
+  const harness = await createHarness({ trees, sessionLog, model: instantModel(), plugins: [storyPlugin()] });
   const times = [];
   for (let turn = 0; turn < WARMUP + TURNS; turn++) {
     // A session per turn, so the measured cost does not include a growing history.
