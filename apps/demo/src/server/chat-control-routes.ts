@@ -1,9 +1,8 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { Demo } from '../compose.js';
-import { jsonBody, param, SessionIdSchema } from './validation.js';
+import { jsonBody, param, SessionIdSchema, TurnIdSchema } from './validation.js';
 
-const TurnIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'turnId: 1–128 of letters, digits, "_", ".", ":" and "-"');
 const SelectSchema = z.object({ step: z.int().min(0) }).strict();
 const EditSchema = z.object({ step: z.int().min(0).optional(), input: z.string().optional(), reply: z.string().optional() }).strict();
 

@@ -7,9 +7,8 @@ import type { Demo } from '../compose.js';
 import { ApiError, toApiError } from './api-error.js';
 import { chatMessages } from './session-view.js';
 import { liveEventMessage, type TurnStreamMessage, turnResultView } from './turn-stream.js';
-import { jsonBody, param, SessionIdSchema } from './validation.js';
+import { jsonBody, param, SessionIdSchema, TurnIdSchema } from './validation.js';
 
-const TurnIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'turnId: 1–128 of letters, digits, "_", ".", ":" and "-"');
 const TurnBodySchema = z.object({ text: z.string().trim().min(1, 'say something').max(8_000) }).strict();
 
 /**
