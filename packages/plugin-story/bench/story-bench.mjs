@@ -8,12 +8,14 @@ import MiniSearch from 'minisearch';
 import { chunkMarkdown } from '../dist/retrieval/chunk-markdown.js';
 import { SourceIndex } from '../dist/retrieval/source-index.js';
 import { processTerm, tokenize } from '../dist/retrieval/tokenizer.js';
+import { instantModel } from './instant-model.mjs';
 
 const L = Number(process.env.BENCH_LATENCY_MS ?? 100);
 const SECTIONS = 3;
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 
-/** A model that answers every stage after exactly L ms, with schema-conforming output (fallback). */
+/** A model that answers every stage after exactly L ms with the instant model's schema-conforming output (fallback). */
+const instant = instantModel();
 const fixedLatencyModel = {
   id: `latency-${L}ms`,
   async generate(request) {
@@ -28,23 +30,7 @@ const fixedLatencyModel = {
       }, L);
       request.signal.addEventListener('abort', onAbort, { once: true });
     });
-    const last = request.messages.at(-1)?.content ?? '';
-    switch (request.meta.stage) {
-      case 'story/research':
-        return { text: JSON.stringify({ facts: ['fact'], continuity: 'ok' }) };
-      case 'story/character':
-        return { text: JSON.stringify({ intent: 'i', action: 'acts', dialogue: 'hi' }) };
-      case 'story/director':
-        return { text: JSON.stringify({ beats: ['beat'], sectionNotes: [] }) };
-      case 'story/section':
-        return { text: 'A paragraph of story text.' };
-      case 'story/editor':
-        return { text: last };
-      case 'story/continuity':
-        return { text: JSON.stringify({ publicEvents: ['event'], observations: [], proposals: [] }) };
-      default:
-        return { text: 'Actor reply.' };
-    }
+    return instant.generate(request);
   },
 };
 
