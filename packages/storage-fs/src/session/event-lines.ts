@@ -1,17 +1,12 @@
 import { KernelStorageError, type NewSessionEvent, type SessionEvent } from '@troupe/kernel';
+import { StoredEventFieldsSchema } from '@troupe/kernel/storage';
 import * as z from 'zod';
 
-/** One stored line, validated when read back from disk (a trust boundary: players edit files). */
+/** One stored line, validated when read back from disk (a trust boundary: players edit files). Field order as written. */
 export const StoredEventSchema = z.object({
   id: z.string().regex(/^e[1-9][0-9]*$/),
   sessionId: z.string(),
-  turnId: z.string(),
-  step: z.number().int().min(0),
-  type: z.string(),
-  ignorable: z.boolean(),
-  at: z.string(),
-  key: z.string().optional(),
-  data: z.unknown(),
+  ...StoredEventFieldsSchema.shape,
 });
 
 /**

@@ -1,19 +1,11 @@
 import { KernelStorageError, type NewSessionEvent, type SessionEvent } from '@troupe/kernel';
-import * as z from 'zod';
+import { StoredEventFieldsSchema } from '@troupe/kernel/storage';
+import type * as z from 'zod';
 import type { Row } from '../db/database.js';
 
-// What is stored per event: everything but `id` and `sessionId` (they follow from the row, so
-// branch and import copy rows without rewriting them). Validated when read back: the database
-// is shared, and rows can be edited by hand.
-const StoredBodySchema = z.object({
-  turnId: z.string(),
-  step: z.number().int().min(0),
-  type: z.string(),
-  ignorable: z.boolean(),
-  at: z.string(),
-  key: z.string().optional(),
-  data: z.unknown(),
-});
+// What is stored per event: the kernel's stored-event fields, everything but `id` and `sessionId`
+// (they follow from the row, so branch and import copy rows without rewriting them). Validated
+// when read back: the database is shared, and rows can be edited by hand.
 
 /** The columns of one event row, computed before it is written. */
 export interface EventColumns {
@@ -51,9 +43,9 @@ export function lookupKeyOf(key: string): string {
  */
 export function eventFromRow(sessionId: string, row: Row): SessionEvent {
   const seq = Number(row.seq);
-  let body: z.infer<typeof StoredBodySchema>;
+  let body: z.infer<typeof StoredEventFieldsSchema>;
   try {
-    body = StoredBodySchema.parse(JSON.parse(String(row.body)));
+    body = StoredEventFieldsSchema.parse(JSON.parse(String(row.body)));
   } catch (error) {
     throw new KernelStorageError('SESSION_CORRUPT', `Event e${seq} of session "${sessionId}" is damaged in the database (not a valid event); restore the session from an export`, {
       cause: error,
