@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback } from 'react';
 import { ApiFailure, api } from '../api.js';
 import type { DioTask, DioView } from '../types.js';
+import { useLoaded } from '../use-loaded.js';
 
 const STATUS: Readonly<Record<DioTask['status'], { label: string; tone: string }>> = {
   submitting: { label: '提交中 submitting', tone: 'warn' },
@@ -16,34 +17,11 @@ const POLL_MS = 1_500;
 
 /** The DIO view: latest task status, the active compiled prompt, and the active requirements with revoke. */
 export function DioPanel({ sessionId, turnCount }: { sessionId: string; turnCount: number }) {
-  const [view, setView] = useState<DioView | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const fetchView = useCallback(() => api<DioView>('GET', `/api/sessions/${sessionId}/dio`), [sessionId]);
+  // Polled while the panel is open: the task finishes in the background after the turn.
+  const { value: view, error, act } = useLoaded(fetchView, { reloadKey: turnCount, pollMs: POLL_MS, describeActionError: (e) => (e instanceof ApiFailure ? e.message : String(e)) });
 
-  const load = useCallback(async () => {
-    try {
-      setView(await api<DioView>('GET', `/api/sessions/${sessionId}/dio`));
-      setError(null);
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  }, [sessionId]);
-
-  // Poll while the panel is open: the task finishes in the background after the turn.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: turnCount triggers a reload
-  useEffect(() => {
-    void load();
-    const timer = setInterval(() => void load(), POLL_MS);
-    return () => clearInterval(timer);
-  }, [load, turnCount]);
-
-  const revoke = async (requirementId: string) => {
-    try {
-      await api('DELETE', `/api/sessions/${sessionId}/dio/requirements/${encodeURIComponent(requirementId)}`);
-      await load();
-    } catch (e) {
-      setError(e instanceof ApiFailure ? e.message : String(e));
-    }
-  };
+  const revoke = (requirementId: string) => act(() => api('DELETE', `/api/sessions/${sessionId}/dio/requirements/${encodeURIComponent(requirementId)}`));
 
   if (!view) return <div className="dio-panel muted">{error ?? '载入中… Loading…'}</div>;
   const { task, activePrompt, requirements, lastLookup, changes } = view;

@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback } from 'react';
 import { ApiFailure, api } from '../api.js';
+import { useLoaded } from '../use-loaded.js';
 import type { FiredEntry, LorebookSummary, SessionLore, SessionLorebooks } from './lore-types.js';
 
 const REASONS: Readonly<Record<FiredEntry['reason'], string>> = {
@@ -8,6 +9,13 @@ const REASONS: Readonly<Record<FiredEntry['reason'], string>> = {
   sticky: '粘性 sticky',
   decorator: '@@activate',
 };
+
+/** What the panel shows: the library's books, this session's books and the fired entries. */
+interface LoreState {
+  readonly books: readonly LorebookSummary[];
+  readonly session: SessionLorebooks;
+  readonly lore: SessionLore;
+}
 
 function why(entry: FiredEntry): string {
   const base = entry.reason === 'key' && entry.key ? `${REASONS.key} “${entry.key}”` : REASONS[entry.reason];
@@ -19,46 +27,24 @@ function why(entry: FiredEntry): string {
  * character's own book always applies), and which entries fired on the last turn and why.
  */
 export function LorePanel({ sessionId, turnCount }: { sessionId: string; turnCount: number }) {
-  const [books, setBooks] = useState<readonly LorebookSummary[]>([]);
-  const [session, setSession] = useState<SessionLorebooks | null>(null);
-  const [lore, setLore] = useState<SessionLore | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = useCallback(async () => {
-    try {
-      const [list, attached, fired] = await Promise.all([
-        api<{ lorebooks: LorebookSummary[] }>('GET', '/api/lorebooks'),
-        api<SessionLorebooks>('GET', `/api/sessions/${sessionId}/lorebooks`),
-        api<SessionLore>('GET', `/api/sessions/${sessionId}/lore`),
-      ]);
-      setBooks(list.lorebooks);
-      setSession(attached);
-      setLore(fired);
-      setError(null);
-    } catch (e) {
-      setError((e as Error).message);
-    }
+  const fetchLore = useCallback(async (): Promise<LoreState> => {
+    const [list, session, lore] = await Promise.all([
+      api<{ lorebooks: LorebookSummary[] }>('GET', '/api/lorebooks'),
+      api<SessionLorebooks>('GET', `/api/sessions/${sessionId}/lorebooks`),
+      api<SessionLore>('GET', `/api/sessions/${sessionId}/lore`),
+    ]);
+    return { books: list.lorebooks, session, lore };
   }, [sessionId]);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: turnCount triggers a reload
-  useEffect(() => {
-    void load();
-  }, [load, turnCount]);
-
-  const run = async (action: () => Promise<unknown>) => {
-    try {
-      await action();
-      await load();
-    } catch (e) {
-      setError(e instanceof ApiFailure ? `${e.code}: ${e.message}` : String(e));
-    }
-  };
+  const { value, error, show, act: run } = useLoaded(fetchLore, { reloadKey: turnCount, describeActionError: (e) => (e instanceof ApiFailure ? `${e.code}: ${e.message}` : String(e)) });
+  const books = value?.books ?? [];
+  const session = value?.session ?? null;
+  const lore = value?.lore ?? null;
 
   const attachedIds = new Set(session?.attached.map((book) => book.id) ?? []);
   const toggle = (id: string, on: boolean) => {
     const lorebookIds = on ? [...attachedIds, id] : [...attachedIds].filter((x) => x !== id);
     // Shown at once; the reload after the save shows what the server kept.
-    if (session) setSession({ ...session, attached: books.filter((book) => lorebookIds.includes(book.id)) });
+    if (value) show({ ...value, session: { ...value.session, attached: books.filter((book) => lorebookIds.includes(book.id)) } });
     return run(() => api('PUT', `/api/sessions/${sessionId}/lorebooks`, { lorebookIds }));
   };
 
