@@ -1,6 +1,7 @@
 import type { TreeStore } from '@troupe/kernel';
-import { type Lorebook, type SkippedEntry, importWorldInfo } from '@troupe/plugin-lorebook';
+import { type Lorebook, importWorldInfo } from '@troupe/plugin-lorebook';
 import * as z from 'zod';
+import type { LorebookList, LorebookSummary } from '../wire/lore.js';
 import { deriveId } from './library-ids.js';
 import { LibraryError } from './library-error.js';
 import { itemJson, listItems, readItem } from './tree-items.js';
@@ -9,16 +10,6 @@ const SOURCE_FILE = 'world-info.json';
 const META_FILE = 'meta.json';
 
 const MetaSchema = z.object({ name: z.string(), importedAt: z.string(), fileName: z.string().optional() });
-
-/** A row of the lorebook list. */
-export interface LorebookSummary {
-  readonly id: string;
-  readonly name: string;
-  readonly entries: number;
-  /** Entries the importer could not place (e.g. an unknown position), with why. */
-  readonly skipped: readonly SkippedEntry[];
-  readonly importedAt: string;
-}
 
 /** A stored lorebook: its summary and the book as activation reads it. */
 export interface LibraryLorebook extends LorebookSummary {
@@ -82,7 +73,7 @@ export class LorebookLibrary {
    * Every book, by name.
    * @returns summaries and the ids that could not be read
    */
-  async list(): Promise<{ lorebooks: LorebookSummary[]; broken: { id: string; message: string }[] }> {
+  async list(): Promise<LorebookList> {
     const { items, broken } = await listItems(this.#trees, (id) => this.get(id));
     const lorebooks = items.map(({ book: _book, ...summary }) => summary).sort((a, b) => a.name.localeCompare(b.name));
     return { lorebooks, broken };

@@ -1,12 +1,5 @@
 import { type CommittedTurnRecord, estimateTokenizer, type ModelRegistry, type Tokenizer } from '@troupe/kernel';
-
-/** Token counts of one visible exchange. */
-export interface MessageTokens {
-  readonly turnId: string;
-  readonly step: number;
-  readonly input: number;
-  readonly reply: number;
-}
+import type { MessageTokens } from '../wire/prompt.js';
 
 /**
  * The tokenizer that counts for the chat's actor model right now: its own (`o200k_base`, …) when

@@ -1,28 +1,5 @@
-import type { ChatMessage, ChatRole } from '@troupe/kernel';
-
-/**
- * Where a message of the actor's prompt came from, as far as the turn can tell: the player's
- * input, an earlier message of the chat, the continued reply (`continue`), world info, the DIO
- * compiled prompt, the story draft, or the preset/character prompts (everything else the
- * assembler wrote: main prompt, card fields, examples, author's note, post-history instructions).
- */
-export type PromptBlockSource = 'input' | 'history' | 'continuation' | 'worldInfo' | 'dio' | 'storyDraft' | 'prompt';
-
-/** One message of the actor's prompt, itemized (SillyTavern's "prompt itemization"). */
-export interface ItemizedBlock {
-  /** Position in the prompt (0 = first message sent). */
-  readonly index: number;
-  readonly role: ChatRole;
-  readonly name?: string;
-  readonly source: PromptBlockSource;
-  /** Tokens of the message including its framing, as the turn's budget counted them. */
-  readonly tokens: number;
-  readonly chars: number;
-  /** The start of the text (at most {@link PREVIEW_CHARS} characters, {@link HISTORY_PREVIEW_CHARS} for history). */
-  readonly preview: string;
-  /** True when {@link preview} is cut. */
-  readonly truncated: boolean;
-}
+import type { ChatMessage } from '@troupe/kernel';
+import type { ItemizedBlock, PromptBlockSource } from '../wire/prompt.js';
 
 /** What the turn knew about the prompt's parts, to tell the blocks apart. */
 export interface PromptParts {

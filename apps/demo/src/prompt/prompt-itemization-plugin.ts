@@ -1,22 +1,9 @@
 import { contextKeys, definePlugin, type PluginDefinition, type TurnContext } from '@troupe/kernel';
-import { type ItemizedBlock, itemizePrompt } from './prompt-blocks.js';
+import type { ActorPromptData } from '../wire/prompt.js';
+import { itemizePrompt } from './prompt-blocks.js';
 
-/** The session event holding a step's itemized actor prompt (ignorable: the chat never needs it). */
+/** The session event holding a step's itemized actor prompt ({@link ActorPromptData}; ignorable: the chat never needs it). */
 export const ACTOR_PROMPT_EVENT = 'demo/actor-prompt';
-
-/** The payload of {@link ACTOR_PROMPT_EVENT}. */
-export interface ActorPromptData {
-  readonly blocks: readonly ItemizedBlock[];
-  /** Tokens of the whole prompt (every message plus the reply priming). */
-  readonly totalTokens: number;
-  /** The turn's budget: the model's window, what the reply keeps free, what the prompt may take. */
-  readonly contextTokens: number;
-  readonly responseTokens: number;
-  readonly promptTokens: number;
-  /** How the tokens were counted (`o200k_base`, `estimate`, …), whether exactly, and the server calibration applied. */
-  readonly tokenizer: { readonly id: string; readonly exact: boolean };
-  readonly calibration: number;
-}
 
 /**
  * Records the actor's prompt of every step as SillyTavern's "prompt itemization": after every

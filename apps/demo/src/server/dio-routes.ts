@@ -4,6 +4,7 @@ import type { Demo } from '../compose.js';
 import { DioProxy } from './dio-proxy.js';
 import { DioError, DioSessionRequirementsToken } from '@troupe/plugin-dio';
 import { ApiError } from './api-error.js';
+import type { DioView } from '../wire/dio.js';
 import { dioChanges, latestDioLookup, latestDioTask } from './dio-view.js';
 import { param, RequirementIdSchema, SessionIdSchema } from './validation.js';
 
@@ -38,7 +39,7 @@ export function dioRoutes(demo: Demo): Hono {
       lastLookup: latestDioLookup(events),
       requirements,
       changes: dioChanges(events),
-    });
+    } satisfies DioView);
   });
 
   app.delete('/:sessionId/dio/requirements/:requirementId', async (c) => {

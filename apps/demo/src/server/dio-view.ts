@@ -1,31 +1,6 @@
 import type { SessionEvent } from '@troupe/kernel';
 import * as z from 'zod';
-
-/** Where the session's latest lasting requirement stands, from its `dio/*` events. */
-export interface DioTaskView {
-  readonly requestId: string | null;
-  /**
-   * `submitting` while the service was down or slow and the plugin retries in the background;
-   * `processing` until the background wait reports; `degraded` when it gave up;
-   * `schedule_failed` when the service refused it (or never answered within the budget).
-   */
-  readonly status: 'submitting' | 'processing' | 'succeeded' | 'failed' | 'timed_out' | 'degraded' | 'schedule_failed';
-  readonly promptChanged?: boolean;
-  readonly sourceVersionId?: string;
-  readonly compiledPromptSha256?: string;
-  readonly error?: { readonly code: string; readonly message: string };
-  /** When the requirement was scheduled (or refused), and when its outcome arrived. */
-  readonly scheduledAt: string;
-  readonly finishedAt?: string;
-}
-
-/** The prompt the latest turn applied (from `dio/active-prompt-*`). */
-export interface DioLastLookupView {
-  readonly outcome: 'applied' | 'none' | 'skipped' | 'degraded';
-  readonly turnId: string;
-  readonly at: string;
-  readonly data: unknown;
-}
+import type { DioChangeView, DioLastLookupView, DioTaskView } from '../wire/dio.js';
 
 const Scheduled = z.object({ requestId: z.string() });
 const Terminal = z.object({
@@ -117,21 +92,6 @@ export function latestDioLookup(events: readonly SessionEvent[]): DioLastLookupV
     if (event && outcome) return { outcome, turnId: event.turnId, at: event.at, data: event.data };
   }
   return null;
-}
-
-/** A requirement change recorded outside turns: a revocation, or the fork of a branched session. */
-export interface DioChangeView {
-  readonly kind: 'revoked' | 'forked' | 'fork_degraded';
-  readonly at: string;
-  /** Revoked: the requirement's id and text (when the service said). */
-  readonly requirementId?: string;
-  readonly text?: string;
-  /** Forked: from which session, and how many requirements came along. */
-  readonly fromSessionId?: string;
-  readonly requirements?: number;
-  /** Fork degraded: why (`unsupported`: the DIO service has no fork endpoint). */
-  readonly reason?: string;
-  readonly error?: { readonly code: string; readonly message: string };
 }
 
 const Revoked = z.object({ requirementId: z.string(), text: z.string().optional() });

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import type { Demo } from '../compose.js';
 import { attachLorebooks, attachedLorebooks } from '../library/session-lorebooks.js';
 import { characterBookName } from '../library/session-lore.js';
+import type { SessionLore, SessionLorebooks } from '../wire/lore.js';
 import { LibraryIdSchema } from './library/library-schemas.js';
 import { jsonBody, param, SessionIdSchema } from './validation.js';
 
@@ -23,7 +24,7 @@ export function loreRoutes(demo: Demo): Hono {
   const log = demo.storage.sessions;
   const sessionId = (c: Context) => param(c, 'sessionId', SessionIdSchema);
 
-  const view = async (id: string) => {
+  const view = async (id: string): Promise<SessionLorebooks> => {
     const attachedIds = await attachedLorebooks((key) => log.findLatest(id, key));
     const attached: { id: string; name: string; entries: number }[] = [];
     const missing: string[] = [];
@@ -61,7 +62,7 @@ export function loreRoutes(demo: Demo): Hono {
       .slice(-MAX_TURNS)
       .reverse()
       .map((event) => ({ turnId: event.turnId, at: event.at, ...(event.data as ActivatedEventData) }));
-    return c.json({ sessionId: id, turns });
+    return c.json({ sessionId: id, turns } satisfies SessionLore);
   });
 
   return app;

@@ -3,7 +3,8 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { Demo } from '../compose.js';
 import { actorTokenizer, messageTokens } from '../prompt/message-tokens.js';
-import { ACTOR_PROMPT_EVENT, type ActorPromptData } from '../prompt/prompt-itemization-plugin.js';
+import { ACTOR_PROMPT_EVENT } from '../prompt/prompt-itemization-plugin.js';
+import type { ActorPromptData, PromptItemization, TokenCounts } from '../wire/prompt.js';
 import { ApiError } from './api-error.js';
 import { param, SessionIdSchema, TurnIdSchema } from './validation.js';
 
@@ -55,7 +56,7 @@ export function promptRoutes(demo: Demo): Hono {
     const sessionId = param(c, 'sessionId', SessionIdSchema);
     const tokenizer = actorTokenizer(demo.models);
     const turns = foldCommittedTurns(await events(sessionId)).values();
-    return c.json({ sessionId, tokenizer: { id: tokenizer.id, exact: tokenizer.exact }, messages: messageTokens(turns, tokenizer) });
+    return c.json({ sessionId, tokenizer: { id: tokenizer.id, exact: tokenizer.exact }, messages: messageTokens(turns, tokenizer) } satisfies TokenCounts);
   });
 
   app.get('/:sessionId/turns/:turnId/prompt', async (c) => {
@@ -74,7 +75,7 @@ export function promptRoutes(demo: Demo): Hono {
     const recorded = all.findLast((event) => event.type === ACTOR_PROMPT_EVENT && event.turnId === turnId && event.step === step);
     const data = ActorPromptSchema.safeParse(recorded?.data);
     if (!data.success) throw new ApiError(404, 'PROMPT_NOT_RECORDED', `The actor prompt of turn "${turnId}" step ${step} was not recorded (played before prompt itemization existed, or by another app)`);
-    return c.json({ sessionId, turnId, step, kept: step === turn.step, ...(data.data as ActorPromptData) });
+    return c.json({ sessionId, turnId, step, kept: step === turn.step, ...(data.data as ActorPromptData) } satisfies PromptItemization);
   });
 
   return app;

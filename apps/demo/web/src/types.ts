@@ -1,4 +1,6 @@
-// Shapes of the demo's JSON API as the browser receives them (see apps/demo/README.md, "Web API").
+// Shapes of the demo's JSON API as the browser receives them (see apps/demo/README.md, "Web API")
+// that are not yet in src/wire, the wire types shared with the server (error answers, DIO, world
+// info and prompt itemization are there).
 //
 // Why these are declared here and not imported from src/server or @troupe/plugin-story: the UI is
 // type-checked by web/tsconfig.json (DOM lib, no Node types, bundler resolution, no project
@@ -8,11 +10,7 @@
 // zod-derived types do not spell out. Keep them in step with src/server/*.ts and
 // @troupe/plugin-story's manifest when either changes.
 
-/** Every error answer: a stable `code` and a sentence for the player. */
-export interface ApiProblem {
-  readonly code: string;
-  readonly message: string;
-}
+import type { ApiProblem } from '../../src/wire/api-problem.js';
 
 /** A character in the workspace manifest (its persona and knowledge are files). */
 export interface CharacterEntry {
@@ -121,52 +119,4 @@ export interface TurnResultView {
   readonly reasoning?: string;
   readonly prepared: { readonly history: readonly PreparedMessage[] };
   readonly events: readonly { readonly id: string; readonly type: string }[];
-}
-
-/** An active lasting requirement at the DIO service. */
-export interface DioRequirement {
-  readonly id: string;
-  readonly text: string;
-  readonly requestId: string;
-  readonly createdAt: string;
-}
-/** The active compiled prompt (`hashVerified`: the server checked its SHA-256). */
-export interface DioActivePrompt {
-  readonly versionId: string;
-  readonly sourceVersionId: string;
-  readonly changeset: { readonly added: readonly { id: string; text: string }[]; readonly removed: readonly { id: string; text: string }[] };
-  readonly compiledPrompt: string;
-  readonly compiledPromptSha256: string;
-  readonly hashVerified: boolean;
-}
-/** The latest DIO task, from the session's `dio/*` events. */
-export interface DioTask {
-  readonly requestId: string | null;
-  readonly status: 'submitting' | 'processing' | 'succeeded' | 'failed' | 'timed_out' | 'degraded' | 'schedule_failed';
-  readonly promptChanged?: boolean;
-  readonly compiledPromptSha256?: string;
-  readonly error?: ApiProblem;
-  readonly scheduledAt: string;
-  readonly finishedAt?: string;
-}
-/** A requirement change made outside turns, as the session log records it. */
-export interface DioChange {
-  readonly kind: 'revoked' | 'forked' | 'fork_degraded';
-  readonly at: string;
-  readonly requirementId?: string;
-  readonly text?: string;
-  readonly fromSessionId?: string;
-  readonly requirements?: number;
-  readonly reason?: string;
-  readonly error?: ApiProblem;
-}
-/** `GET /api/sessions/:id/dio`: prompt, task, last lookup, requirements and the changes made outside turns. */
-export interface DioView {
-  readonly sessionId: string;
-  readonly targetPromptId: string;
-  readonly activePrompt: DioActivePrompt | null;
-  readonly task: DioTask | null;
-  readonly lastLookup: { readonly outcome: string; readonly turnId: string; readonly at: string } | null;
-  readonly requirements: readonly DioRequirement[];
-  readonly changes: readonly DioChange[];
 }

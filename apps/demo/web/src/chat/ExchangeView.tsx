@@ -1,5 +1,5 @@
 import { MessageMeta, TokenCount } from '../prompt/MessageMeta.js';
-import type { MessageTokenCount } from '../prompt/prompt-types.js';
+import type { MessageTokens } from '../../../src/wire/prompt.js';
 import type { ChatExchange } from '../types.js';
 import { RegenerateIcon } from './icons.js';
 import { MessageRow } from './MessageRow.js';
@@ -9,7 +9,7 @@ interface Props {
   readonly exchange: ChatExchange;
   readonly sessionId: string;
   /** The exchange's token counts, once loaded. */
-  readonly tokens?: MessageTokenCount | undefined;
+  readonly tokens?: MessageTokens | undefined;
   readonly speaker: string;
   /** The chat's last exchange: its reply can be regenerated (and › on its last step does that). */
   readonly isLast: boolean;

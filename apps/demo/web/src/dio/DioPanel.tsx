@@ -1,9 +1,9 @@
 import { useCallback } from 'react';
 import { ApiFailure, api } from '../api.js';
-import type { DioTask, DioView } from '../types.js';
+import type { DioTaskView, DioView } from '../../../src/wire/dio.js';
 import { useLoaded } from '../use-loaded.js';
 
-const STATUS: Readonly<Record<DioTask['status'], { label: string; tone: string }>> = {
+const STATUS: Readonly<Record<DioTaskView['status'], { label: string; tone: string }>> = {
   submitting: { label: '提交中 submitting', tone: 'warn' },
   processing: { label: '编译中 processing', tone: 'warn' },
   succeeded: { label: '已完成 succeeded', tone: 'ok' },

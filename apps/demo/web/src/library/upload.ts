@@ -1,5 +1,5 @@
 import { ApiFailure } from '../api.js';
-import type { ApiProblem } from '../types.js';
+import type { ApiProblem } from '../../../src/wire/api-problem.js';
 
 /**
  * Uploads a file to a library import route as the raw body (the server sniffs its format; the

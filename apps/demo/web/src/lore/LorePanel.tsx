@@ -1,9 +1,9 @@
 import { useCallback } from 'react';
 import { ApiFailure, api } from '../api.js';
 import { useLoaded } from '../use-loaded.js';
-import type { FiredEntry, LorebookSummary, SessionLore, SessionLorebooks } from './lore-types.js';
+import type { FiredLoreEntry, LorebookList, LorebookSummary, SessionLore, SessionLorebooks } from '../../../src/wire/lore.js';
 
-const REASONS: Readonly<Record<FiredEntry['reason'], string>> = {
+const REASONS: Readonly<Record<FiredLoreEntry['reason'], string>> = {
   key: '关键词 key',
   constant: '常驻 constant',
   sticky: '粘性 sticky',
@@ -17,7 +17,7 @@ interface LoreState {
   readonly lore: SessionLore;
 }
 
-function why(entry: FiredEntry): string {
+function why(entry: FiredLoreEntry): string {
   const base = entry.reason === 'key' && entry.key ? `${REASONS.key} “${entry.key}”` : REASONS[entry.reason];
   return entry.recursion ? `${base} · 递归 recursion` : base;
 }
@@ -29,7 +29,7 @@ function why(entry: FiredEntry): string {
 export function LorePanel({ sessionId, turnCount }: { sessionId: string; turnCount: number }) {
   const fetchLore = useCallback(async (): Promise<LoreState> => {
     const [list, session, lore] = await Promise.all([
-      api<{ lorebooks: LorebookSummary[] }>('GET', '/api/lorebooks'),
+      api<LorebookList>('GET', '/api/lorebooks'),
       api<SessionLorebooks>('GET', `/api/sessions/${sessionId}/lorebooks`),
       api<SessionLore>('GET', `/api/sessions/${sessionId}/lore`),
     ]);

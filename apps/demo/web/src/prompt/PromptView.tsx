@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../api.js';
-import { type PromptItemization, SOURCE_LABELS } from './prompt-types.js';
+import type { PromptItemization } from '../../../src/wire/prompt.js';
+import { SOURCE_LABELS } from './source-labels.js';
 
 interface Props {
   readonly sessionId: string;

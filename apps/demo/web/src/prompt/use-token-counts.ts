@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api.js';
-import type { MessageTokenCount } from './prompt-types.js';
+import type { MessageTokens, TokenCounts } from '../../../src/wire/prompt.js';
 
 /**
  * Token counts of a session's visible messages, by turn id; fetched again whenever `version`
@@ -10,12 +10,12 @@ import type { MessageTokenCount } from './prompt-types.js';
  * @param version - anything that changes when the messages do
  * @returns counts by turn id
  */
-export function useTokenCounts(sessionId: string, version: unknown): ReadonlyMap<string, MessageTokenCount> {
-  const [counts, setCounts] = useState<ReadonlyMap<string, MessageTokenCount>>(new Map());
+export function useTokenCounts(sessionId: string, version: unknown): ReadonlyMap<string, MessageTokens> {
+  const [counts, setCounts] = useState<ReadonlyMap<string, MessageTokens>>(new Map());
   // biome-ignore lint/correctness/useExhaustiveDependencies: version is the refresh trigger
   useEffect(() => {
     let current = true;
-    api<{ messages: MessageTokenCount[] }>('GET', `/api/sessions/${sessionId}/token-counts`).then(
+    api<TokenCounts>('GET', `/api/sessions/${sessionId}/token-counts`).then(
       (r) => {
         if (current) setCounts(new Map(r.messages.map((m) => [m.turnId, m])));
       },
