@@ -1,13 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeDemo, type Demo } from '../src/compose.js';
-import { type RunningWebServer, startWebServer } from '../src/server/index.js';
-import { apiClient, playTurn } from './support/api-client.js';
+import { playTurn } from './support/api-client.js';
 import { eventually } from './support/web-fixture.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
 const ACTOR_DELAY_MS = 2_500;
 
@@ -48,35 +44,28 @@ async function startModelServer(): Promise<{ server: Server; baseUrl: string }> 
 }
 
 let model: Awaited<ReturnType<typeof startModelServer>>;
-let demo: Demo;
-let web: RunningWebServer;
-let dataDir = '';
-const api = apiClient(() => web.url);
-
+// Registered before the fixture: the model server starts first (the demo's environment names it) and stops last.
 beforeAll(async () => {
   model = await startModelServer();
-  dataDir = await mkdtemp(join(tmpdir(), 'troupe-dio-order-'));
-  demo = await composeDemo({ dataDir, env: { TROUPE_MODEL_BASE_URL: model.baseUrl, TROUPE_MODEL: 'fake' } });
-  web = await startWebServer(demo, { port: 0 });
 });
 afterAll(async () => {
-  await web?.close();
-  await demo?.close();
   model.server.closeAllConnections();
   await new Promise<void>((resolve) => model.server.close(() => resolve()));
-  await rm(dataDir, { recursive: true, force: true });
 });
+
+const fx = setupWebFixture({ env: () => ({ TROUPE_MODEL_BASE_URL: model.baseUrl, TROUPE_MODEL: 'fake' }) });
+const { api } = fx;
 
 describe('the DIO view after a slow turn', () => {
   it('a 2.5 s actor with a fast DIO task → the view shows succeeded, not processing forever', async () => {
-    const messages = await playTurn(web.url, 'slow-actor', '从现在起莉娅都用短句回答，少用比喻。');
+    const messages = await playTurn(fx.server.url, 'slow-actor', '从现在起莉娅都用短句回答，少用比喻。');
     expect(messages.at(-1)?.event).toBe('result');
     const task = await eventually(async () => {
       const view = (await api('GET', '/api/sessions/slow-actor/dio')).body;
       return view.task?.status === 'processing' ? undefined : view.task;
     }, 'the DIO task to leave processing');
     expect(task).toMatchObject({ status: 'succeeded', promptChanged: true });
-    const types = (await demo.storage.sessions.read('slow-actor')).map((event) => event.type);
+    const types = (await fx.demo.storage.sessions.read('slow-actor')).map((event) => event.type);
     expect(types.indexOf('dio/task-terminal')).toBeGreaterThan(types.indexOf('kernel/turn-committed'));
   });
 });

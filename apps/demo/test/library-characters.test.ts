@@ -1,19 +1,12 @@
 import { importCharacterCard, readPngTextChunks } from '@troupe/plugin-actor-assembler';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, expectError, playTurn } from './support/api-client.js';
+import { describe, expect, it } from 'vitest';
+import { expectError, playTurn } from './support/api-client.js';
 import { corpusBytes, corpusFiles, upload } from './support/corpus.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-let fx: WebFixture;
-const api = apiClient(() => fx.server.url);
+const fx = setupWebFixture();
+const { api } = fx;
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
-
-beforeAll(async () => {
-  fx = await startWebFixture();
-});
-afterAll(async () => {
-  await fx?.close();
-});
 
 describe('character library over the corpus', () => {
   it.each(corpusFiles('cards'))('%s imports and can be chatted with', async (file) => {

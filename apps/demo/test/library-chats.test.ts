@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LIA_CHARACTER_PROMPT } from '../src/example/lia-character.js';
-import { apiClient, expectError, playTurn } from './support/api-client.js';
+import { expectError, playTurn } from './support/api-client.js';
 import { corpusBytes, upload } from './support/corpus.js';
-import { eventually, startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { eventually } from './support/web-fixture.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-let fx: WebFixture;
-const api = apiClient(() => fx.server.url);
+const fx = setupWebFixture();
+const { api } = fx;
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
 const card = {
@@ -32,11 +33,7 @@ async function preparedOf(chatId: string, text: string): Promise<Prepared> {
 
 let characterId = '';
 beforeAll(async () => {
-  fx = await startWebFixture();
   characterId = (await upload(fx.server.url, '/api/characters', json(card), 'mira.json')).body.id;
-});
-afterAll(async () => {
-  await fx?.close();
 });
 
 describe('chats', () => {

@@ -1,24 +1,13 @@
 import { stat, readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { composeDemo } from '../src/compose.js';
-import { apiClient, expectError, playTurn } from './support/api-client.js';
-import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { expectError, playTurn } from './support/api-client.js';
 import { tempDataDir } from './helpers.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-let fx: WebFixture;
-let fake: FakeOpenAi;
-const api = apiClient(() => fx.server.url);
-
-beforeAll(async () => {
-  fx = await startWebFixture();
-  fake = await startFakeOpenAi('*Lia smiles.* The server answered this.');
-});
-afterAll(async () => {
-  await fx?.close();
-  await fake?.close();
-});
+const fx = setupWebFixture({ fakeModel: { reply: '*Lia smiles.* The server answered this.' } });
+const { api } = fx;
 
 describe('model settings', () => {
   it('starts offline and says so', async () => {
@@ -28,7 +17,7 @@ describe('model settings', () => {
   });
 
   it('tests a connection by listing the server models, and reports a dead one', async () => {
-    const ok = await api('POST', '/api/settings/model/test', { baseUrl: fake.baseUrl, apiKey: 'sk-test' });
+    const ok = await api('POST', '/api/settings/model/test', { baseUrl: fx.fake.baseUrl, apiKey: 'sk-test' });
     expect(ok.body).toEqual({ ok: true, models: ['fake-rp', 'fake-small'] });
     const dead = await api('POST', '/api/settings/model/test', { baseUrl: 'http://127.0.0.1:9/v1' });
     expectError(dead, 502, 'MODEL_CONNECTION_FAILED');
@@ -36,10 +25,10 @@ describe('model settings', () => {
   });
 
   it('saves the connection in a 0600 file, never sends the key back, and plays turns through it', async () => {
-    const saved = await api('PUT', '/api/settings/model', { baseUrl: fake.baseUrl, model: 'fake-rp', apiKey: 'sk-secret-123', contextSize: 8192, maxTokens: 300 });
+    const saved = await api('PUT', '/api/settings/model', { baseUrl: fx.fake.baseUrl, model: 'fake-rp', apiKey: 'sk-secret-123', contextSize: 8192, maxTokens: 300 });
     expect(saved.status).toBe(200);
     expect(saved.text).not.toContain('sk-secret-123');
-    expect(saved.body).toMatchObject({ source: 'settings', offline: false, modelId: expect.stringContaining('fake-rp'), settings: { baseUrl: fake.baseUrl, model: 'fake-rp', hasApiKey: true, contextSize: 8192, maxTokens: 300 } });
+    expect(saved.body).toMatchObject({ source: 'settings', offline: false, modelId: expect.stringContaining('fake-rp'), settings: { baseUrl: fx.fake.baseUrl, model: 'fake-rp', hasApiKey: true, contextSize: 8192, maxTokens: 300 } });
     expect((await api('GET', '/api/settings/model')).text).not.toContain('sk-secret-123');
     const file = join(fx.dataDir, 'settings', 'model.json');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
@@ -48,10 +37,10 @@ describe('model settings', () => {
     // The context size is the model's window; both travel with every turn as its token budget.
     expect(fx.demo.models.resolve().capabilities?.contextTokens).toBe(8192);
     expect((await fx.demo.turnInputFor('settings-turn', 'x')).scenario).toMatchObject({ tokenBudget: { contextTokens: 8192, responseTokens: 300 } });
-    const before = fake.requests.length;
+    const before = fx.fake.requests.length;
     const messages = await playTurn(fx.server.url, 'settings-turn', 'Hello?');
     expect((messages.at(-1)?.data as { reply: string } | undefined)?.reply).toBe('*Lia smiles.* The server answered this.');
-    const request = fake.requests.slice(before).find((r) => r.body.stream);
+    const request = fx.fake.requests.slice(before).find((r) => r.body.stream);
     expect(request?.body.model).toBe('fake-rp');
     expect((request?.body as { max_tokens?: number } | undefined)?.max_tokens).toBe(300);
 
@@ -65,14 +54,14 @@ describe('model settings', () => {
 
   it('saves how to talk to each server (structured output, stream usage, tools) and applies them; context size and reply length become the chat budget', async () => {
     const saved = await api('PUT', '/api/settings/model', {
-      baseUrl: fake.baseUrl,
+      baseUrl: fx.fake.baseUrl,
       model: 'fake-rp',
       contextSize: 16384,
       maxTokens: 512,
       structuredOutput: 'prompt',
       streamUsage: 'off',
       tools: 'off',
-      story: { baseUrl: fake.baseUrl, model: 'fake-small', structuredOutput: 'json_object' },
+      story: { baseUrl: fx.fake.baseUrl, model: 'fake-small', structuredOutput: 'json_object' },
     });
     expect(saved.body.settings).toMatchObject({
       structuredOutput: 'prompt',
@@ -82,9 +71,9 @@ describe('model settings', () => {
     });
     expect(fx.demo.models.resolve().capabilities).toEqual({ tools: false, contextTokens: 16384 });
     expect(fx.demo.turnInput('s', 'hi').scenario?.tokenBudget).toEqual({ contextTokens: 16384, responseTokens: 512 });
-    const before = fake.requests.length;
+    const before = fx.fake.requests.length;
     await playTurn(fx.server.url, 'server-settings-turn', 'Hello?');
-    const streamed = fake.requests.slice(before).find((request) => request.body.stream);
+    const streamed = fx.fake.requests.slice(before).find((request) => request.body.stream);
     expect((streamed?.body as { stream_options?: unknown } | undefined)?.stream_options).toBeUndefined();
     // `auto` is stored as "not set".
     await api('PUT', '/api/settings/model', { structuredOutput: 'auto', streamUsage: 'auto', tools: 'auto' });
@@ -100,7 +89,7 @@ describe('model settings', () => {
     try {
       const demo = await composeDemo({
         dataDir: dir,
-        env: { TROUPE_STORY_MODEL_BASE_URL: fake.baseUrl, TROUPE_STORY_MODEL: 'fake-small', TROUPE_STORY_MODEL_TOOLS: 'off' },
+        env: { TROUPE_STORY_MODEL_BASE_URL: fx.fake.baseUrl, TROUPE_STORY_MODEL: 'fake-small', TROUPE_STORY_MODEL_TOOLS: 'off' },
       });
       try {
         expect(demo.modelId).toBe('offline');
@@ -120,7 +109,7 @@ describe('model settings', () => {
     try {
       await mkdir(join(dir, 'settings'), { recursive: true });
       await writeFile(join(dir, 'settings', 'model.json'), JSON.stringify({ baseUrl: 'http://127.0.0.1:9/v1', model: 'saved-model' }), { mode: 0o600 });
-      const demo = await composeDemo({ dataDir: dir, env: { TROUPE_MODEL_BASE_URL: fake.baseUrl, TROUPE_MODEL: 'env-model' } });
+      const demo = await composeDemo({ dataDir: dir, env: { TROUPE_MODEL_BASE_URL: fx.fake.baseUrl, TROUPE_MODEL: 'env-model' } });
       try {
         expect(demo.models.source).toBe('environment');
         expect(demo.modelId).toContain('env-model');

@@ -1,31 +1,15 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
+import { describe, expect, it } from 'vitest';
 import { CORPUS_DIR } from './support/corpus.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { RUN_BROWSER_TESTS } from './support/browser.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
 // The prerequisite (Chromium present or skipped on purpose) is asserted in web-browser.test.ts.
-const run = process.env.TROUPE_SKIP_BROWSER_TESTS !== '1' && existsSync(CHROMIUM);
-
-describe.runIf(run)('world info in the web app (headless Chromium)', () => {
-  let fx: WebFixture;
-  let browser: BrowserFixture;
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    fx = await startWebFixture();
-    browser = await launchBrowser();
-    browser.context.on('weberror', (error) => pageErrors.push(error.error().message));
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await fx?.close();
-  });
+describe.runIf(RUN_BROWSER_TESTS)('world info in the web app (headless Chromium)', () => {
+  const fx = setupWebFixture({ browser: true });
 
   it('imports a world-info file, attaches it to the session, plays a turn and shows which entry fired and why', async () => {
-    const page = await browser.context.newPage();
+    const page = await fx.browser.context.newPage();
     await page.goto(`${fx.server.url}/#session=lore-ui`);
     await page.getByRole('tab', { name: /世界书/ }).click();
     await page.getByTestId('lore-panel').waitFor();
@@ -42,6 +26,6 @@ describe.runIf(run)('world info in the web app (headless Chromium)', () => {
     const fired = page.getByTestId('lore-fired');
     await expect.poll(async () => (await fired.locator('[data-entry="l01-st-eldoria.1"]').textContent()) ?? '').toContain('“beasts”');
     expect(await fired.locator('[data-entry="l01-st-eldoria.1"]').textContent()).toContain('(before)');
-    expect(pageErrors).toEqual([]);
+    expect(fx.pageErrors).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, expectError, playTurn } from './support/api-client.js';
+import { describe, expect, it } from 'vitest';
+import { expectError, playTurn } from './support/api-client.js';
 import { corpusBytes, upload } from './support/corpus.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-let fx: WebFixture;
-const api = apiClient(() => fx.server.url);
+const fx = setupWebFixture();
+const { api } = fx;
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
 type Prepared = { role: string; content: string }[];
@@ -13,13 +13,6 @@ async function preparedOf(sessionId: string, text: string): Promise<Prepared> {
   expect(result?.event).toBe('result');
   return (result?.data as { prepared: { history: Prepared } } | undefined)?.prepared.history ?? [];
 }
-
-beforeAll(async () => {
-  fx = await startWebFixture();
-});
-afterAll(async () => {
-  await fx?.close();
-});
 
 // Eldoria (SillyTavern's default world info): 0 eldoria/wood/forest, 1 shadowfang/beast(s)/monster(s), 2 glade/refuge, 3 power/magic.
 const SHADOWFANG = 'The Shadowfangs are beasts of darkness';

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +9,7 @@ import { type RunningWebServer, startWebServer } from '../src/server/index.js';
 import { fsStorage } from '@troupe/storage-fs';
 import { postgresStorage } from '@troupe/storage-postgres';
 import { runCliCaptured } from './helpers.js';
-import { CHROMIUM, launchBrowser } from './support/browser.js';
+import { launchBrowser, RUN_BROWSER_TESTS } from './support/browser.js';
 import { apiClient, freshId, playTurn } from './support/api-client.js';
 import { openSse } from './support/sse-reader.js';
 
@@ -75,7 +74,7 @@ describe.skipIf(skip)('two demo servers on one database (TROUPE_DATABASE_URL)', 
   });
 
   // The browser half needs Debian Chromium (the browser suites fail loudly without it).
-  it.runIf(existsSync(CHROMIUM) && process.env.TROUPE_SKIP_BROWSER_TESTS !== '1')("server B's open chat in Chromium shows a turn server A ran, without a reload", async () => {
+  it.runIf(RUN_BROWSER_TESTS)("server B's open chat in Chromium shows a turn server A ran, without a reload", async () => {
     const [a, b] = servers as [(typeof servers)[0], (typeof servers)[0]];
     const session = freshId('browser-live');
     const browser = await launchBrowser();

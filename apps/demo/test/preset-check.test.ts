@@ -2,11 +2,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCliCaptured } from './helpers.js';
-import { apiClient, expectError } from './support/api-client.js';
+import { expectError } from './support/api-client.js';
 import { CORPUS_DIR, corpusBytes, upload } from './support/corpus.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
 const CORPUS = join(CORPUS_DIR, 'presets');
 const ST_DEFAULT = join(CORPUS, 'p01-st-default.json');
@@ -54,14 +54,8 @@ describe('preset check FILE', () => {
 });
 
 describe('POST /api/presets/check', () => {
-  let fx: WebFixture;
-  const api = apiClient(() => fx.server.url);
-  beforeAll(async () => {
-    fx = await startWebFixture();
-  });
-  afterAll(async () => {
-    await fx?.close();
-  });
+  const fx = setupWebFixture();
+  const { api } = fx;
 
   it('answers the pre-flight and the preparation for the preset view', async () => {
     const answer = await api('POST', '/api/presets/check', { preset: JSON.parse(readFileSync(LUCID_LOOM, 'utf8')) });

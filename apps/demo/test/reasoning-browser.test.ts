@@ -1,36 +1,15 @@
-import { existsSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
-import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RUN_BROWSER_TESTS } from './support/browser.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-const skipBrowser = process.env.TROUPE_SKIP_BROWSER_TESTS === '1';
-
-describe.runIf(!skipBrowser && existsSync(CHROMIUM))('a reasoning model’s thinking in headless Chromium', () => {
-  let fx: WebFixture;
-  let browser: BrowserFixture;
+describe.runIf(RUN_BROWSER_TESTS)('a reasoning model’s thinking in headless Chromium', () => {
+  const fx = setupWebFixture({ fakeModel: { reply: '<think>She is tired; keep it short.</think>\n\n*Lia yawns.* "Tomorrow."', use: true }, browser: true });
   let page: Page;
-  let fake: FakeOpenAi;
 
   beforeAll(async () => {
-    fx = await startWebFixture();
-    fake = await startFakeOpenAi('<think>She is tired; keep it short.</think>\n\n*Lia yawns.* "Tomorrow."');
-    const saved = await fetch(`${fx.server.url}/api/settings/model`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ baseUrl: fake.baseUrl, model: 'fake-rp' }),
-    });
-    expect(saved.status).toBe(200);
-    browser = await launchBrowser();
-    page = await browser.context.newPage();
+    page = await fx.browser.context.newPage();
     await page.goto(`${fx.server.url}/#session=reasoning-view`);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await fx?.close();
-    await fake?.close();
   });
 
   it('shows the reasoning collapsed above the reply, and the reply without it, also after a reload', async () => {

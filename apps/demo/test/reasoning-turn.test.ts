@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, playTurn } from './support/api-client.js';
-import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { playTurn } from './support/api-client.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
 // A reasoning model served without a reasoning parser: its thinking arrives inline as
 // `<think>…</think>` before the reply (QwQ, DeepSeek-R1 distills on a plain chat template).
 
-let fx: WebFixture;
-let fake: FakeOpenAi;
-const api = apiClient(() => fx.server.url);
-
-beforeAll(async () => {
-  fx = await startWebFixture();
-  fake = await startFakeOpenAi('<think>The traveler sounds nervous. Lia should stay calm.</think>\n\n*Lia sets down the lamp.* "Sit. Tell me who sent you."');
-  await api('PUT', '/api/settings/model', { baseUrl: fake.baseUrl, model: 'fake-rp' });
-});
-afterAll(async () => {
-  await fx?.close();
-  await fake?.close();
-});
+const fx = setupWebFixture({ fakeModel: { reply: '<think>The traveler sounds nervous. Lia should stay calm.</think>\n\n*Lia sets down the lamp.* "Sit. Tell me who sent you."', use: true } });
+const { api } = fx;
 
 describe('a reasoning model in the app', () => {
   it('streams the reasoning apart, keeps it out of the reply and the next prompt, and keeps it with the turn for a collapsed view', async () => {
@@ -32,9 +20,9 @@ describe('a reasoning model in the app', () => {
     expect(result.reasoning).toBe('The traveler sounds nervous. Lia should stay calm.');
     const history = await api('GET', '/api/sessions/thinking/messages');
     expect(history.body.messages[0]).toMatchObject({ reply: result.reply, reasoning: result.reasoning });
-    const before = fake.requests.length;
+    const before = fx.fake.requests.length;
     await playTurn(fx.server.url, 'thinking', 'Nobody sent me.');
-    const next = fake.requests.slice(before).find((request) => request.body.stream);
+    const next = fx.fake.requests.slice(before).find((request) => request.body.stream);
     const sent = JSON.stringify(next?.body.messages);
     expect(sent).toContain('Tell me who sent you.');
     expect(sent).not.toContain('The traveler sounds nervous');

@@ -1,23 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient } from './support/api-client.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-let fx: WebFixture;
-const api = apiClient(() => fx.server.url);
+const fx = setupWebFixture();
+const { api } = fx;
 const STORY = 'real-story';
 const SESSION = 'real-session';
 
 beforeAll(async () => {
-  fx = await startWebFixture();
   // Real neighbours, so a route that ignored the bad id would find something and not answer 400.
   await api('POST', '/api/stories', { id: STORY, name: 'Real' });
   await api('POST', `/api/stories/${STORY}/characters`, { baseRevision: 1, id: 'lia', name: 'Lia' });
   await api('POST', `/api/stories/${STORY}/sections`, { baseRevision: 2, id: 'scene', title: 'Scene', kind: 'prose' });
   await api('POST', `/api/stories/${STORY}/sources`, { baseRevision: 3, id: 'guide', title: 'Guide', text: 'x' });
   await api('PUT', `/api/sessions/${SESSION}/story`, { storyId: STORY });
-});
-afterAll(async () => {
-  await fx?.close();
 });
 
 // A path traversal, a space and a Windows device name (valid characters, but no folder can have it).

@@ -3,25 +3,24 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, expectError } from './support/api-client.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { expectError } from './support/api-client.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-let fx: WebFixture;
 let staticDir: string;
-const api = apiClient(() => fx.server.url);
 
+// Registered before the fixture, so the UI folder exists when it starts and is removed after it stops.
 beforeAll(async () => {
   staticDir = await mkdtemp(join(tmpdir(), 'troupe-web-static-'));
   await mkdir(join(staticDir, 'assets'));
   await writeFile(join(staticDir, 'index.html'), '<!doctype html><title>故事工程</title>');
   await writeFile(join(staticDir, 'assets', 'app-1234.js'), 'console.log(1)');
-  fx = await startWebFixture(staticDir);
 });
-
 afterAll(async () => {
-  await fx?.close();
   await rm(staticDir, { recursive: true, force: true });
 });
+
+const fx = setupWebFixture({ staticDir: () => staticDir });
+const { api } = fx;
 
 function rawGet(path: string, host?: string): Promise<{ status: number; body: string }> {
   const port = new URL(fx.server.url).port;

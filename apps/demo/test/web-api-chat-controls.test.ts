@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, expectError, freshId, playTurn, streamPost } from './support/api-client.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { expectError, freshId, playTurn, streamPost } from './support/api-client.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-let fx: WebFixture;
-const api = apiClient(() => fx.server.url);
-
-beforeAll(async () => {
-  fx = await startWebFixture();
-});
-afterAll(async () => {
-  await fx?.close();
-});
+const fx = setupWebFixture();
+const { api } = fx;
 
 interface MessageView {
   turnId: string;

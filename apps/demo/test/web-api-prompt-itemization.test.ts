@@ -1,20 +1,13 @@
 import { estimateTokenizer } from '@troupe/kernel';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, expectError, freshId, playTurn, streamPost } from './support/api-client.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { expectError, freshId, playTurn, streamPost } from './support/api-client.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
 // Token counts per message and SillyTavern's prompt itemization: the actor's prompt of a turn's
 // kept step, as recorded when the step ran, block by block with tokens.
 
-let fx: WebFixture;
-const api = apiClient(() => fx.server.url);
-
-beforeAll(async () => {
-  fx = await startWebFixture();
-});
-afterAll(async () => {
-  await fx?.close();
-});
+const fx = setupWebFixture();
+const { api } = fx;
 
 interface Block {
   index: number;

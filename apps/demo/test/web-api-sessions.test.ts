@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, expectError, freshId, playTurn } from './support/api-client.js';
-import { eventually, startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { expectError, freshId, playTurn } from './support/api-client.js';
+import { eventually } from './support/web-fixture.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-let fx: WebFixture;
-const api = apiClient(() => fx.server.url);
-
-beforeAll(async () => {
-  fx = await startWebFixture();
-});
-afterAll(async () => {
-  await fx?.close();
-});
+const fx = setupWebFixture();
+const { api } = fx;
 
 describe('sessions and turns', () => {
   it('enables a story for a session, streams a turn and shows its messages, events and export', async () => {

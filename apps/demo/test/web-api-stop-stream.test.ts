@@ -1,21 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, freshId, playTurn } from './support/api-client.js';
-import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
-import { pointAtModelServer, startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { freshId, playTurn } from './support/api-client.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-let fx: WebFixture;
-let fake: FakeOpenAi;
-const api = apiClient(() => fx.server.url);
-
-beforeAll(async () => {
-  fx = await startWebFixture();
-  fake = await startFakeOpenAi((_body, index) => `回复${index + 1}：灯亮了。`);
-  await pointAtModelServer(fx, fake.baseUrl);
-});
-afterAll(async () => {
-  await fx?.close();
-  await fake?.close();
-});
+const fx = setupWebFixture({ fakeModel: { reply: (_body, index) => `回复${index + 1}：灯亮了。`, use: true } });
+const { api } = fx;
 
 interface Committed {
   readonly type: string;
@@ -30,7 +18,7 @@ interface Committed {
  * @returns resolves once the model call was cancelled upstream
  */
 async function stopMidStream(path: string, body: unknown): Promise<void> {
-  const upstreamClosed = fake.holdNextStream();
+  const upstreamClosed = fx.fake.holdNextStream();
   const controller = new AbortController();
   const response = await fetch(`${fx.server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: controller.signal });
   expect(response.status).toBe(200);
@@ -68,7 +56,7 @@ describe('stopping a streamed reply (closing the stream)', () => {
     const messages = (await api('GET', `/api/sessions/${session}/messages`)).body.messages as { turnId: string; reply: string; steps: unknown[] }[];
     expect(messages[0]).toMatchObject({ turnId: first.turnId, reply: first.reply });
     expect(messages[0]?.steps).toHaveLength(1);
-    const actor = fake.requests.at(-1);
+    const actor = fx.fake.requests.at(-1);
     expect(JSON.stringify(actor?.body.messages)).toContain('第二句。');
     expect(JSON.stringify(actor?.body.messages)).not.toContain('停下。');
   });

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, expectError, freshId } from './support/api-client.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { expectError, freshId } from './support/api-client.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-let fx: WebFixture;
-const api = apiClient(() => fx.server.url);
-
-beforeAll(async () => {
-  fx = await startWebFixture();
-});
-afterAll(async () => {
-  await fx?.close();
-});
+const fx = setupWebFixture();
+const { api } = fx;
 
 /** Creates a workspace of the test's own (revision 1) and returns its id. */
 async function newStory(prefix: string): Promise<string> {

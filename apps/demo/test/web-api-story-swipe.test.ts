@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, freshId, playTurn, streamPost } from './support/api-client.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { freshId, playTurn, streamPost } from './support/api-client.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
 // Issue 15's acceptance through the whole app: in a story-enabled chat, regenerate, swipe back
 // to step 0 and play on — history.md holds the kept step's settlement only.
 
-let fx: WebFixture;
-const api = apiClient(() => fx.server.url);
-
-beforeAll(async () => {
-  fx = await startWebFixture();
-});
-afterAll(async () => {
-  await fx?.close();
-});
+const fx = setupWebFixture();
+const { api } = fx;
 
 describe('a story-enabled chat after a swipe', () => {
   it('keeps the kept step’s settlement in history.md, and only it', async () => {

@@ -1,38 +1,20 @@
-import { existsSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { RUN_BROWSER_TESTS } from './support/browser.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
 // An unsaved draft keeps the revision it was started from: whatever reloads the editor meanwhile
 // (a turn's write-back, another tab's save), saving it after anything changed shows the conflict
 // banner, and the player never loses either side without choosing.
 
-const skipBrowser = process.env.TROUPE_SKIP_BROWSER_TESTS === '1' || !existsSync(CHROMIUM);
-
-describe.runIf(!skipBrowser)('unsaved drafts in headless Chromium', () => {
-  let fx: WebFixture;
-  let browser: BrowserFixture;
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    fx = await startWebFixture();
-    browser = await launchBrowser();
-    browser.context.on('weberror', (error) => pageErrors.push(error.error().message));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await fx?.close();
-  });
-  afterEach(() => {
-    expect(pageErrors.splice(0)).toEqual([]);
-  });
+describe.runIf(RUN_BROWSER_TESTS)('unsaved drafts in headless Chromium', () => {
+  const fx = setupWebFixture({ browser: 'fail-on-page-errors' });
 
   const outline = (tab: Page) => tab.getByTestId('file-outline.md');
   const revision = async (tab: Page) => (await tab.getByTestId('revision').textContent()) ?? '';
 
   const openStoryTab = async (sessionId: string, storyId: string): Promise<Page> => {
-    const tab = await browser.context.newPage();
+    const tab = await fx.browser.context.newPage();
     await tab.goto(`${fx.server.url}/#session=${sessionId}`);
     await tab.getByTestId(`story-${storyId}`).getByRole('button', { name: new RegExp(storyId) }).click();
     await tab.getByTestId('story-editor').waitFor();

@@ -1,18 +1,15 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, playTurn } from './support/api-client.js';
-import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { playTurn } from './support/api-client.js';
+import { RUN_BROWSER_TESTS } from './support/browser.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
 // How a chat looks: replies as sanitised Markdown (a hostile reply stays inert), a phone-width
 // layout without horizontal scrolling, and dark mode (the system's, or the player's stored choice).
 // Screenshots go to a temp directory (or TROUPE_TEST_ARTIFACTS) for a person to look at.
-
-const skipBrowser = process.env.TROUPE_SKIP_BROWSER_TESTS === '1' || !existsSync(CHROMIUM);
 
 const HOSTILE_REPLY = [
   '## 场景',
@@ -23,21 +20,16 @@ const HOSTILE_REPLY = [
   '| 物品 | 数量 |\n|---|---:|\n| 一把很长很长的钥匙_没有空格的名字_一直延伸下去_直到超过手机屏幕的宽度为止_OneVeryLongUnbrokenInventoryWordThatWouldOverflow | 1 |',
 ].join('\n\n');
 
-describe.runIf(!skipBrowser)('message rendering, phone layout and dark mode in headless Chromium', () => {
-  let fx: WebFixture;
-  let browser: BrowserFixture;
+describe.runIf(RUN_BROWSER_TESTS)('message rendering, phone layout and dark mode in headless Chromium', () => {
+  const fx = setupWebFixture({ browser: true });
+  const { api, pageErrors } = fx;
   let artifacts: string;
   let turnId = '';
-  const api = apiClient(() => fx.server.url);
-  const pageErrors: string[] = [];
   const dialogs: string[] = [];
 
   beforeAll(async () => {
-    fx = await startWebFixture();
-    browser = await launchBrowser();
     artifacts = process.env.TROUPE_TEST_ARTIFACTS ?? (await mkdtemp(join(tmpdir(), 'troupe-screens-')));
-    browser.context.on('weberror', (error) => pageErrors.push(error.error().message));
-    browser.context.on('dialog', (dialog) => {
+    fx.browser.context.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
     });
@@ -46,10 +38,6 @@ describe.runIf(!skipBrowser)('message rendering, phone layout and dark mode in h
     const result = messages.find((message) => message.event === 'result')?.data as { turnId: string };
     turnId = result.turnId;
     await fx.demo.harness.editTurn({ sessionId: 'render-1', turnId, reply: HOSTILE_REPLY });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await fx?.close();
   });
   afterEach(() => {
     expect(pageErrors.splice(0)).toEqual([]);
@@ -70,7 +58,7 @@ describe.runIf(!skipBrowser)('message rendering, phone layout and dark mode in h
   };
 
   it('renders a reply as Markdown: a heading, actions and dialogue, and its HTML inert', async () => {
-    const page = await browser.context.newPage();
+    const page = await fx.browser.context.newPage();
     try {
       await openChat(page);
       const reply = page.getByTestId('reply').last();
@@ -93,7 +81,7 @@ describe.runIf(!skipBrowser)('message rendering, phone layout and dark mode in h
   });
 
   it('shows each message’s token count and, behind the prompt button, the actor’s prompt block by block', async () => {
-    const page = await browser.context.newPage();
+    const page = await fx.browser.context.newPage();
     try {
       await openChat(page);
       const counts = (await api('GET', '/api/sessions/render-1/token-counts')).body.messages[0] as { input: number; reply: number };
@@ -116,7 +104,7 @@ describe.runIf(!skipBrowser)('message rendering, phone layout and dark mode in h
   });
 
   it('fits a 390 px wide screen without horizontal scrolling', async () => {
-    const page = await browser.context.newPage();
+    const page = await fx.browser.context.newPage();
     try {
       await page.setViewportSize({ width: 390, height: 844 });
       await openChat(page);
@@ -136,7 +124,7 @@ describe.runIf(!skipBrowser)('message rendering, phone layout and dark mode in h
   });
 
   it('follows the system’s dark scheme, and the toggle overrides it and is remembered', async () => {
-    const page = await browser.context.newPage();
+    const page = await fx.browser.context.newPage();
     const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor || getComputedStyle(document.documentElement).backgroundColor);
     const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
     try {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM } from './support/browser.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
 const hasChromium = existsSync(CHROMIUM);
 // Opting out must be explicit: without chromium the suite fails (CI installs it via .ci/run).
@@ -19,34 +19,20 @@ describe('web app browser test prerequisites', () => {
 });
 
 describe.runIf(!skipBrowser && hasChromium)('web app in headless Chromium', () => {
-  let fx: WebFixture;
-  let browser: BrowserFixture;
-  let page: Page;
   // Uncaught errors in the page fail the test that caused them.
-  const pageErrors: string[] = [];
+  const fx = setupWebFixture({ browser: 'fail-on-page-errors' });
+  let page: Page;
 
   beforeAll(async () => {
-    fx = await startWebFixture();
-    browser = await launchBrowser();
-    browser.context.on('weberror', (error) => pageErrors.push(error.error().message));
-    page = await browser.context.newPage();
+    page = await fx.browser.context.newPage();
     await page.goto(`${fx.server.url}/#session=browser-1`);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await fx?.close();
-  });
-
-  afterEach(() => {
-    expect(pageErrors.splice(0)).toEqual([]);
   });
 
   const outline = (p: Page) => p.getByTestId('file-outline.md');
 
   /** A new tab on a session of its own, with page errors collected. */
   const openSession = async (sessionId: string): Promise<Page> => {
-    const tab = await browser.context.newPage();
+    const tab = await fx.browser.context.newPage();
     await tab.goto(`${fx.server.url}/#session=${sessionId}`);
     return tab;
   };
@@ -85,7 +71,7 @@ describe.runIf(!skipBrowser && hasChromium)('web app in headless Chromium', () =
   });
 
   it('shows a conflict when a second tab saves over a newer edit, and re-applies after a reload', async () => {
-    const second = await browser.context.newPage();
+    const second = await fx.browser.context.newPage();
     try {
       await second.goto(`${fx.server.url}/#session=browser-1`);
       await second.getByTestId('story-night-market').getByRole('button', { name: /夜市/ }).click();

@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
-import { type FakeOpenAi, type RecordedRequest, startFakeOpenAi } from './support/fake-openai.js';
-import { pointAtModelServer, startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RecordedRequest } from './support/fake-openai.js';
+import { RUN_BROWSER_TESTS } from './support/browser.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-const skipBrowser = process.env.TROUPE_SKIP_BROWSER_TESTS === '1';
 const SESSION = 'controls-browser';
 const POLL = { timeout: 30_000 };
 
@@ -29,32 +27,14 @@ interface Message {
   readonly steps: readonly { step: number }[];
 }
 
-describe.runIf(!skipBrowser && existsSync(CHROMIUM))('chat controls in headless Chromium', () => {
-  let fx: WebFixture;
-  let fake: FakeOpenAi;
-  let browser: BrowserFixture;
+describe.runIf(RUN_BROWSER_TESTS)('chat controls in headless Chromium', () => {
+  const fx = setupWebFixture({ fakeModel: { reply: numberedReply, use: true }, browser: 'fail-on-page-errors' });
   let page: Page;
-  const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    fx = await startWebFixture();
-    fake = await startFakeOpenAi(numberedReply);
-    await pointAtModelServer(fx, fake.baseUrl);
-    browser = await launchBrowser();
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fx.server.url });
-    browser.context.on('weberror', (error) => pageErrors.push(error.error().message));
-    page = await browser.context.newPage();
+    await fx.browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fx.server.url });
+    page = await fx.browser.context.newPage();
     await page.goto(`${fx.server.url}/#session=${SESSION}`);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await fx?.close();
-    await fake?.close();
-  });
-
-  afterEach(() => {
-    expect(pageErrors.splice(0)).toEqual([]);
   });
 
   const events = async (): Promise<LoggedEvent[]> => (await fx.demo.storage.sessions.read(SESSION)) as unknown as LoggedEvent[];
@@ -65,7 +45,7 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('chat controls in headless 
   const bodyOf = async (row: Locator): Promise<string> => (await row.locator('.message-body').textContent()) ?? '';
   /** The model request of the actor for the turn whose player line is `line`. */
   const actorRequestFor = (line: string): string => {
-    const request = fake.requests.filter((r) => JSON.stringify(r.body.messages?.at(-1) ?? '').includes(line)).at(-1);
+    const request = fx.fake.requests.filter((r) => JSON.stringify(r.body.messages?.at(-1) ?? '').includes(line)).at(-1);
     expect(request, `no actor request ends with "${line}"`).toBeDefined();
     return JSON.stringify(request?.body.messages);
   };
@@ -172,7 +152,7 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('chat controls in headless 
 
   it('stops a reply mid-stream: nothing is committed and the line goes back to the input box', async () => {
     const committedBefore = (await events()).filter((e) => e.type === 'kernel/turn-committed').length;
-    const upstreamClosed = fake.holdNextStream();
+    const upstreamClosed = fx.fake.holdNextStream();
     await page.getByTestId('chat-input').fill('停下来。');
     await page.getByTestId('chat-input').press('Enter');
     const streaming = page.getByTestId('reply-streaming');
@@ -199,7 +179,7 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('chat controls in headless 
 
     // Stopping a regeneration keeps the reply that was there, with no new step.
     const kept = await bodyOf(lastReplyRow());
-    const regenerationClosed = fake.holdNextStream();
+    const regenerationClosed = fx.fake.holdNextStream();
     await lastReplyRow().getByTestId('reply-regenerate').click();
     await expect.poll(async () => (await streaming.locator('.message-body').textContent()) ?? '', POLL).toMatch(/^回复/);
     await page.getByTestId('chat-stop').click();

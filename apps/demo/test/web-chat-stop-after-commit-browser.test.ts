@@ -1,44 +1,45 @@
-import { existsSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
 import { type SlowContinuityModel, startSlowContinuityModel } from './support/slow-continuity-model.js';
-import { pointAtModelServer, startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { pointAtModelServer } from './support/web-fixture.js';
+import { RUN_BROWSER_TESTS } from './support/browser.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-const skipBrowser = process.env.TROUPE_SKIP_BROWSER_TESTS === '1';
 const SESSION = 'stop-after-commit';
 const POLL = { timeout: 30_000 };
 
 // A story turn commits its reply and then settles it into the story (the continuity worker); the
 // model holds that call until the test releases it, so the turn sits after its commit.
-describe.runIf(!skipBrowser && existsSync(CHROMIUM))('Stop once the reply is saved (headless Chromium)', () => {
-  let fx: WebFixture;
+describe.runIf(RUN_BROWSER_TESTS)('Stop once the reply is saved (headless Chromium)', () => {
   let model: SlowContinuityModel;
-  let browser: BrowserFixture;
   let page: Page;
   let release: () => void = () => {};
 
+  // Registered before the fixture: the model stops after the demo, as the demo's last calls may still reach it.
   beforeAll(async () => {
-    fx = await startWebFixture();
     model = await startSlowContinuityModel(
       new Promise<void>((resolve) => {
         release = resolve;
       }),
     );
+  });
+  afterAll(async () => {
+    await model?.close();
+  });
+
+  const fx = setupWebFixture({ browser: true });
+
+  beforeAll(async () => {
     await pointAtModelServer(fx, model.baseUrl, 'slow');
     await fx.demo.workspaces.create('harbour', { name: 'Harbour' });
     const selected = await fetch(`${fx.server.url}/api/sessions/${SESSION}/story`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ storyId: 'harbour' }) });
     expect(selected.status).toBe(200);
-    browser = await launchBrowser();
-    page = await browser.context.newPage();
+    page = await fx.browser.context.newPage();
     await page.goto(`${fx.server.url}/#session=${SESSION}`);
   });
 
-  afterAll(async () => {
+  afterAll(() => {
     release();
-    await browser?.close();
-    await fx?.close();
-    await model?.close();
   });
 
   it('cannot undo a saved reply: Stop waits while the story settles, and the reply stays', async () => {

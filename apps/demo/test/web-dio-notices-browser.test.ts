@@ -1,35 +1,30 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient } from './support/api-client.js';
-import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
 import { CORPUS_DIR } from './support/corpus.js';
 import { type FakeToolServer, startFakeToolServer } from './support/fake-tool-server.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { RUN_BROWSER_TESTS } from './support/browser.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-const skipBrowser = process.env.TROUPE_SKIP_BROWSER_TESTS === '1';
 
-describe.runIf(!skipBrowser && existsSync(CHROMIUM))('DIO pre-flight and notices in headless Chromium', () => {
-  let fx: WebFixture;
-  let browser: BrowserFixture;
-  let page: Page;
+describe.runIf(RUN_BROWSER_TESTS)('DIO pre-flight and notices in headless Chromium', () => {
   let server: FakeToolServer;
-  const api = apiClient(() => fx.server.url);
-
+  // Registered before the fixture: the tool server stops after the demo, as the demo's last calls may still reach it.
   beforeAll(async () => {
-    fx = await startWebFixture();
     server = await startFakeToolServer('hopeless');
-    browser = await launchBrowser();
-    page = await browser.context.newPage();
-    page.on('dialog', (dialog) => void dialog.accept());
-    await page.goto(`${fx.server.url}/#session=dio-notices`);
+  });
+  afterAll(async () => {
+    await server?.close();
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await fx?.close();
-    await server?.close();
+  const fx = setupWebFixture({ browser: true });
+  const { api } = fx;
+  let page: Page;
+
+  beforeAll(async () => {
+    page = await fx.browser.context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(`${fx.server.url}/#session=dio-notices`);
   });
 
   it('imports SillyTavern Default, sees DIO cannot use it, prepares it for DIO and sees the report', async () => {

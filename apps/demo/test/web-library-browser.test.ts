@@ -1,14 +1,11 @@
-import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserFixture, CHROMIUM, launchBrowser } from './support/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CORPUS_DIR } from './support/corpus.js';
-import { type FakeOpenAi, startFakeOpenAi } from './support/fake-openai.js';
-import { startWebFixture, type WebFixture } from './support/web-fixture.js';
+import { RUN_BROWSER_TESTS } from './support/browser.js';
+import { setupWebFixture } from './support/setup-web-fixture.js';
 
-const skipBrowser = process.env.TROUPE_SKIP_BROWSER_TESTS === '1';
 // Polls wait for the page, not for a time: the generous cap only matters on a loaded machine.
 const POLL = { timeout: 20_000 };
 const XSS = '<img src=x onerror="window.__cardXss=1">';
@@ -27,34 +24,17 @@ const jsonCard = {
   },
 };
 
-describe.runIf(!skipBrowser && existsSync(CHROMIUM))('character library, presets, personas and chats in headless Chromium', () => {
-  let fx: WebFixture;
-  let browser: BrowserFixture;
+describe.runIf(RUN_BROWSER_TESTS)('character library, presets, personas and chats in headless Chromium', () => {
+  const fx = setupWebFixture({ fakeModel: { reply: '*Vess taps the ledger.* The model server wrote this line.' }, browser: 'fail-on-page-errors' });
   let page: Page;
-  let fake: FakeOpenAi;
   let jsonCardPath = '';
-  const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    fx = await startWebFixture();
-    fake = await startFakeOpenAi('*Vess taps the ledger.* The model server wrote this line.');
     jsonCardPath = join(fx.dataDir, 'vess.json');
     await writeFile(jsonCardPath, JSON.stringify(jsonCard));
-    browser = await launchBrowser();
-    browser.context.on('weberror', (error) => pageErrors.push(error.error().message));
-    page = await browser.context.newPage();
+    page = await fx.browser.context.newPage();
     page.on('dialog', (dialog) => void dialog.accept());
     await page.goto(`${fx.server.url}/#session=library-start`);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await fx?.close();
-    await fake?.close();
-  });
-
-  afterEach(() => {
-    expect(pageErrors.splice(0)).toEqual([]);
   });
 
   const sendLine = async (text: string): Promise<string> => {
@@ -133,7 +113,7 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('character library, presets
 
   it('sets a model URL against a loopback OpenAI-compatible server and plays a turn through it', async () => {
     await page.getByTestId('view-model').click();
-    await page.getByTestId('model-base-url').fill(fake.baseUrl);
+    await page.getByTestId('model-base-url').fill(fx.fake.baseUrl);
     await page.getByTestId('model-api-key').fill('sk-browser-test');
     await page.getByTestId('test-connection').click();
     await page.getByTestId('model-list').waitFor();
@@ -150,7 +130,7 @@ describe.runIf(!skipBrowser && existsSync(CHROMIUM))('character library, presets
     await expect.poll(() => page.getByTestId('offline-note').count(), POLL).toBe(0);
     const reply = await sendLine('Anything from the server?');
     expect(reply).toContain('The model server wrote this line.');
-    expect(fake.requests.some((r) => r.body.model === 'fake-rp')).toBe(true);
+    expect(fx.fake.requests.some((r) => r.body.model === 'fake-rp')).toBe(true);
   });
 
   it('deletes a character', async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,12 @@ import { type BrowserContext, chromium } from 'playwright-core';
 
 /** Debian's Chromium; the tests never download a browser. */
 export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Whether the browser suites run: Chromium is there and they were not skipped on purpose
+ * (`TROUPE_SKIP_BROWSER_TESTS=1`). web-browser.test.ts fails when Chromium is missing without that opt-out.
+ */
+export const RUN_BROWSER_TESTS = process.env.TROUPE_SKIP_BROWSER_TESTS !== '1' && existsSync(CHROMIUM);
 
 /** A headless Chromium with a fresh profile directory. */
 export interface BrowserFixture {

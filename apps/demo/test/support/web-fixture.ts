@@ -13,14 +13,22 @@ export interface WebFixture {
   close(): Promise<void>;
 }
 
+/** How {@link startWebFixture} composes the demo. */
+export interface WebFixtureSetup {
+  /** Where the built UI is (default: the real build output). */
+  readonly staticDir?: string;
+  /** The demo's environment (default none: the offline model). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
 /**
- * Starts a demo (offline model, in-process DIO service) and its web server.
- * @param staticDir - where the built UI is (default: the real build output)
+ * Starts a demo (offline model unless `env` names one, in-process DIO service) and its web server.
+ * @param setup - the UI folder and the environment
  */
-export async function startWebFixture(staticDir?: string): Promise<WebFixture> {
+export async function startWebFixture(setup: WebFixtureSetup = {}): Promise<WebFixture> {
   const dataDir = await mkdtemp(join(tmpdir(), 'troupe-web-'));
-  const demo = await composeDemo({ dataDir, env: {} });
-  const server = await startWebServer(demo, { port: 0, ...(staticDir ? { staticDir } : {}) });
+  const demo = await composeDemo({ dataDir, env: { ...setup.env } });
+  const server = await startWebServer(demo, { port: 0, ...(setup.staticDir ? { staticDir: setup.staticDir } : {}) });
   return {
     demo,
     server,
@@ -78,11 +86,11 @@ export async function eventually<T>(check: () => Promise<T | undefined>, what: s
 /**
  * Points a running demo at a model server (`PUT /api/settings/model`), as a player does under
  * “模型 Model”; later turns are answered by it.
- * @param fx - the fixture
+ * @param fx - the fixture (or `setupWebFixture`'s handles)
  * @param baseUrl - the server's base URL including `/v1`
  * @param model - the model name to ask for
  */
-export async function pointAtModelServer(fx: WebFixture, baseUrl: string, model = 'fake-rp'): Promise<void> {
+export async function pointAtModelServer(fx: Pick<WebFixture, 'server'>, baseUrl: string, model = 'fake-rp'): Promise<void> {
   const saved = await fetch(`${fx.server.url}/api/settings/model`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ baseUrl, model }) });
   if (saved.status !== 200) throw new Error(`PUT /api/settings/model answered ${saved.status}: ${await saved.text()}`);
 }
