@@ -1,3 +1,4 @@
+import { jsonCopy } from './json-copy.js';
 import { KernelStorageError } from './storage-errors.js';
 
 /**
@@ -103,14 +104,14 @@ export interface SessionLog {
 
 const EVENT_TYPE_PATTERN = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)*$/;
 
-/**
- * Validates an event before it is appended, so every implementation rejects the same input.
- * @param event - the event to check
- * @throws {KernelStorageError} SESSION_INVALID_EVENT naming the bad field
- */
-export function validateNewEvent(event: NewSessionEvent): void {
+function invalidEvent(field: string, why: string): KernelStorageError {
+  return new KernelStorageError('SESSION_INVALID_EVENT', `Invalid session event: ${field} ${why}`);
+}
+
+// Every field but `data`: the part of validation that is the same however the data is stored.
+function validateEventFields(event: NewSessionEvent): void {
   const fail = (field: string, why: string): never => {
-    throw new KernelStorageError('SESSION_INVALID_EVENT', `Invalid session event: ${field} ${why}`);
+    throw invalidEvent(field, why);
   };
   if (typeof event !== 'object' || event === null) fail('event', 'must be an object');
   if (typeof event.type !== 'string' || !EVENT_TYPE_PATTERN.test(event.type)) fail('type', `"${String(event.type)}" must look like "plugin/event-name"`);
@@ -121,12 +122,31 @@ export function validateNewEvent(event: NewSessionEvent): void {
   if (event.key !== undefined && (typeof event.key !== 'string' || event.key.length === 0 || event.key.length > 512)) {
     fail('key', 'must be a non-empty string of at most 512 characters');
   }
+}
+
+/**
+ * The JSON text of an event's data: the one serialisation a text store needs.
+ * @throws {KernelStorageError} SESSION_INVALID_EVENT when the data is not JSON-serialisable
+ */
+function serializeEventData(data: unknown): string {
+  let text: string | undefined;
   try {
-    if (JSON.stringify(event.data) === undefined) fail('data', 'must be JSON-serialisable');
-  } catch (error) {
-    if (error instanceof KernelStorageError) throw error;
-    fail('data', 'must be JSON-serialisable');
+    text = JSON.stringify(data);
+  } catch {
+    throw invalidEvent('data', 'must be JSON-serialisable');
   }
+  if (text === undefined) throw invalidEvent('data', 'must be JSON-serialisable');
+  return text;
+}
+
+/**
+ * Validates an event before it is appended, so every implementation rejects the same input.
+ * @param event - the event to check
+ * @throws {KernelStorageError} SESSION_INVALID_EVENT naming the bad field
+ */
+export function validateNewEvent(event: NewSessionEvent): void {
+  validateEventFields(event);
+  serializeEventData(event.data);
 }
 
 // Reserved on Windows: a session folder with such a name cannot be created there.
@@ -138,8 +158,77 @@ const WINDOWS_DEVICE_NAME = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
  * @throws {KernelStorageError} SESSION_INVALID_EVENT
  */
 export function validateNewEvents(events: unknown): asserts events is readonly NewSessionEvent[] {
-  if (!Array.isArray(events)) throw new KernelStorageError('SESSION_INVALID_EVENT', 'Invalid session events: append takes an array of events');
+  assertArray(events);
   for (const event of events) validateNewEvent(event as NewSessionEvent);
+}
+
+/**
+ * Validates a batch for `append` like {@link validateNewEvents} and returns each event's data as
+ * JSON text, so a store that writes text serialises every event's data once: the check that it is
+ * JSON-serialisable is that serialisation. Build the stored line or row from this text (see
+ * {@link storedEventJson}) instead of stringifying `data` again.
+ * @param events - the candidate batch
+ * @returns the JSON text of each event's `data`, in batch order
+ * @throws {KernelStorageError} SESSION_INVALID_EVENT naming the bad field (the same errors as {@link validateNewEvents})
+ */
+export function serializeNewEvents(events: unknown): string[] {
+  assertArray(events);
+  return events.map((event: NewSessionEvent) => {
+    validateEventFields(event);
+    return serializeEventData(event.data);
+  });
+}
+
+/**
+ * Validates a batch for `append` like {@link validateNewEvents} and returns the events as a store
+ * keeps them: only the event fields, in the stored order (`turnId`, `step`, `type`, `ignorable`,
+ * `at`, `key` when set, `data`), with `data` a deep copy equal to its JSON round trip but made
+ * without writing any text (strings are copied natively, never shared with the caller). For
+ * stores that keep objects (the in-memory log); no caller can change what it stored.
+ * @param events - the candidate batch
+ * @returns a fresh copy of each event
+ * @throws {KernelStorageError} SESSION_INVALID_EVENT naming the bad field (the same errors as {@link validateNewEvents})
+ */
+export function copyNewEvents(events: unknown): NewSessionEvent[] {
+  assertArray(events);
+  return events.map((event: NewSessionEvent) => {
+    validateEventFields(event);
+    let data: unknown;
+    try {
+      data = jsonCopy(event.data);
+    } catch {
+      throw invalidEvent('data', 'must be JSON-serialisable');
+    }
+    if (data === undefined) throw invalidEvent('data', 'must be JSON-serialisable');
+    return { turnId: event.turnId, step: event.step, type: event.type, ignorable: event.ignorable, at: event.at, ...(event.key === undefined ? {} : { key: event.key }), data };
+  });
+}
+
+/**
+ * The JSON text of a stored event in the order every store writes its fields (`id`, `sessionId`,
+ * `turnId`, `step`, `type`, `ignorable`, `at`, `key` when set, `data`), with the data's text from
+ * {@link serializeNewEvents} spliced in rather than serialised again. Equal to `JSON.stringify` of
+ * that ordered object.
+ * @param event - the validated event with its id and session id (its `data` is not read)
+ * @param dataJson - the event's data as JSON text
+ * @returns one JSON object, without a line break
+ */
+export function storedEventJson(event: NewSessionEvent & { readonly id: string; readonly sessionId: string }, dataJson: string): string {
+  const fields: Record<string, unknown> = {
+    id: event.id,
+    sessionId: event.sessionId,
+    turnId: event.turnId,
+    step: event.step,
+    type: event.type,
+    ignorable: event.ignorable,
+    at: event.at,
+  };
+  if (event.key !== undefined) fields.key = event.key;
+  return `${JSON.stringify(fields).slice(0, -1)},"data":${dataJson}}`;
+}
+
+function assertArray(events: unknown): asserts events is readonly NewSessionEvent[] {
+  if (!Array.isArray(events)) throw new KernelStorageError('SESSION_INVALID_EVENT', 'Invalid session events: append takes an array of events');
 }
 
 /**

@@ -13,7 +13,17 @@ export {
   validateTreePath,
   validateTreeSettlement,
 } from '../ports/tree-rules.js';
-export { SESSION_ID_PATTERN, validateEventKey, validateNewEvent, validateNewEvents, validateReadTypedOptions, validateSessionId } from '../ports/session-log.js';
+export {
+  copyNewEvents,
+  SESSION_ID_PATTERN,
+  serializeNewEvents,
+  storedEventJson,
+  validateEventKey,
+  validateNewEvent,
+  validateNewEvents,
+  validateReadTypedOptions,
+  validateSessionId,
+} from '../ports/session-log.js';
 export { parseExport } from '../ports/session-export.js';
 export { StoredEventFieldsSchema } from '../ports/stored-event.js';
 export { hasSessionTurnLock } from '../ports/session-turn-lock.js';

@@ -1,3 +1,4 @@
+import { copyJsonValue } from '../ports/json-copy.js';
 import { parseExport } from '../ports/session-export.js';
 import { KernelStorageError } from '../ports/storage-errors.js';
 import {
@@ -8,8 +9,8 @@ import {
   type SessionEvent,
   type SessionLog,
   type TypedEvents,
+  copyNewEvents,
   validateEventKey,
-  validateNewEvents,
   validateReadTypedOptions,
   validateSessionId,
 } from '../ports/session-log.js';
@@ -25,8 +26,9 @@ interface MemorySession {
 
 /**
  * An in-memory {@link SessionLog} with the same semantics as the on-disk one (it passes the same
- * contract suites). Events are deep-copied through JSON on the way in and out, so callers can't
- * mutate what is stored — just as with a real log. Also a {@link SessionTurnLock}: harnesses
+ * contract suites). Events are stored as JSON-normal deep copies (what a JSON round trip gives,
+ * made without writing text; see `copyNewEvents`) and handed out as fresh copies, so callers
+ * can't mutate what is stored — just as with a real log. Also a {@link SessionTurnLock}: harnesses
  * sharing one log run the turns of a session one at a time, as processes sharing a disk do.
  */
 export class MemorySessionLog implements SessionLog, SessionTurnLock {
@@ -39,12 +41,10 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
 
   async append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {
     validateSessionId(sessionId);
-    validateNewEvents(events);
+    const copies = copyNewEvents(events);
     const session = this.#session(sessionId, true);
-    const stored = events.map((event) => {
-      const withId = { ...event, id: `e${session.nextSeq++}`, sessionId } as SessionEvent;
-      return JSON.parse(JSON.stringify(withId)) as SessionEvent;
-    });
+    // The stored field order (id and session first), as storage-fs writes its lines.
+    const stored = copies.map((event): SessionEvent => ({ id: `e${session.nextSeq++}`, sessionId, ...event }));
     for (const event of stored) this.#push(session, event);
     return stored.map(clone);
   }
@@ -153,8 +153,9 @@ function indexKey(type: string, key: string): string {
   return `${type}\u0000${key}`;
 }
 
+// Stored events are JSON-normal with unshared strings: a structural copy is a full copy.
 function clone(event: SessionEvent): SessionEvent {
-  return JSON.parse(JSON.stringify(event)) as SessionEvent;
+  return copyJsonValue(event);
 }
 
 function notFound(sessionId: string, eventId: string): KernelStorageError {

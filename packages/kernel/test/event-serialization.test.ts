@@ -1,0 +1,174 @@
+import { KernelStorageError, type NewSessionEvent } from '@troupe/kernel';
+import { copyNewEvents, serializeNewEvents, storedEventJson, validateNewEvents } from '@troupe/kernel/storage';
+import { MemorySessionLog } from '@troupe/kernel/testing';
+import { describe, expect, it } from 'vitest';
+
+const at = '2026-12-01T00:00:00.000Z';
+const event = (data: unknown, extra: Partial<NewSessionEvent> = {}): NewSessionEvent => ({ turnId: 't1', step: 0, type: 'test/data', ignorable: true, at, data, ...extra });
+
+class Point {
+  constructor(
+    readonly x: number,
+    readonly y: number,
+  ) {}
+}
+
+// Values whose JSON round trip is not the value itself: what a store keeps must be that round trip.
+const tricky: Record<string, () => unknown> = {
+  'nested undefined, functions and symbols': () => ({ a: undefined, b: () => 1, c: Symbol('s'), d: [undefined, () => 1, Symbol('t')], e: 1 }),
+  'non-finite numbers and -0': () => ({ nan: Number.NaN, inf: Number.POSITIVE_INFINITY, neg: -0, list: [Number.NaN, -0, 1.5] }),
+  // biome-ignore lint/suspicious/noSparseArray: a hole is what this case is about
+  'array holes': () => [1, , 3],
+  'dates and toJSON': () => ({ when: new Date(at), custom: { toJSON: (key: string) => `custom:${key}` }, list: [new Date(0)] }),
+  'maps, sets, class instances and boxed primitives': () => ({ map: new Map([[1, 2]]), set: new Set([1]), point: new Point(1, 2), text: new String('boxed'), flag: new Boolean(false) }),
+  'an own __proto__ key': () => JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}'),
+  'null-prototype objects and symbol keys': () => Object.assign(Object.create(null), { a: 1, [Symbol('hidden')]: 2 }),
+  'deep nesting past the walk': () => {
+    let value: unknown = 'leaf';
+    for (let depth = 0; depth < 200; depth++) value = { depth, value };
+    return value;
+  },
+  'shared sub-objects': () => {
+    const shared = { long: '酒馆'.repeat(40) };
+    return { first: shared, second: shared, list: [shared, shared] };
+  },
+  'long, sliced and concatenated strings': () => {
+    const whole = `# history\n${'莉娅欠公会一笔钱。'.repeat(500)}\n${'The tavern sells ale. '.repeat(500)}`;
+    return { slice: whole.slice(20, 4000), joined: `${whole.slice(5, 100)} and ${whole.slice(200, 300)}`, unpaired: '\ud800 lone' };
+  },
+};
+
+describe('serialising an event once (validateNewEvents, serializeNewEvents, copyNewEvents)', () => {
+  for (const [name, make] of Object.entries(tricky)) {
+    it(`keeps exactly the JSON round trip of ${name}`, () => {
+      const data = make();
+      const roundTrip = JSON.parse(JSON.stringify(data)) as unknown;
+      const [copy] = copyNewEvents([event(data)]);
+      expect(copy?.data).toStrictEqual(roundTrip);
+      // Member order is JSON's too (a text store writes the same bytes from the copy).
+      expect(JSON.stringify(copy?.data)).toBe(JSON.stringify(data));
+      expect(serializeNewEvents([event(data)])).toEqual([JSON.stringify(data)]);
+    });
+  }
+
+  it('keeps an own __proto__ key as a member, never as the prototype', () => {
+    const [copy] = copyNewEvents([event(JSON.parse('{"__proto__": {"polluted": true}}'))]);
+    const data = copy?.data as Record<string, unknown>;
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect(Object.keys(data)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('shares no object with the caller, so later changes to the input do not reach the copy', () => {
+    const data = { list: [{ text: 'a' }], nested: { n: 1 } };
+    const [copy] = copyNewEvents([event(data)]);
+    data.list[0]!.text = 'changed';
+    data.nested.n = 2;
+    data.list.push({ text: 'more' });
+    expect(copy?.data).toEqual({ list: [{ text: 'a' }], nested: { n: 1 } });
+  });
+
+  it('stores only the event fields, in the stored order', () => {
+    const [copy] = copyNewEvents([{ ...event({ v: 1 }, { key: 'k' }), extra: 'dropped' } as NewSessionEvent]);
+    expect(Object.keys(copy ?? {})).toEqual(['turnId', 'step', 'type', 'ignorable', 'at', 'key', 'data']);
+    expect(Object.keys(copyNewEvents([event(1)])[0] ?? {})).not.toContain('key');
+  });
+
+  const notJson: Record<string, () => unknown> = {
+    'a bigint': () => ({ n: 1n }),
+    'a cycle': () => {
+      const cyclic: Record<string, unknown> = { name: 'loop' };
+      cyclic.self = { back: cyclic };
+      return cyclic;
+    },
+    'undefined data': () => undefined,
+    'a function as data': () => () => 1,
+    'a throwing getter': () => ({
+      get broken(): never {
+        throw new Error('getter');
+      },
+    }),
+    'a throwing toJSON': () => ({
+      toJSON(): never {
+        throw new Error('toJSON');
+      },
+    }),
+  };
+  for (const [name, make] of Object.entries(notJson)) {
+    it(`rejects ${name} with SESSION_INVALID_EVENT, as validateNewEvents does`, () => {
+      const batch = [event({ fine: true }), event(make())];
+      const errorOf = (run: () => unknown) => {
+        try {
+          run();
+        } catch (error) {
+          return error;
+        }
+        throw new Error('expected a rejection');
+      };
+      const expected = errorOf(() => validateNewEvents(batch));
+      expect(KernelStorageError.isInstance(expected)).toBe(true);
+      for (const run of [() => serializeNewEvents(batch), () => copyNewEvents(batch)]) {
+        const error = errorOf(run);
+        expect(KernelStorageError.isInstance(error)).toBe(true);
+        expect((error as KernelStorageError).code).toBe('SESSION_INVALID_EVENT');
+        expect((error as KernelStorageError).message).toBe((expected as KernelStorageError).message);
+      }
+    });
+  }
+
+  it('rejects bad fields and non-arrays with the same errors as validateNewEvents', () => {
+    const bad = [event(1, { type: 'Bad Type' }), event(1, { step: -1 }), event(1, { at: 'yesterday' }), event(1, { key: '' })];
+    for (const candidate of [...bad.map((one) => [one]), 'not an array', null]) {
+      let expected = '';
+      try {
+        validateNewEvents(candidate);
+      } catch (error) {
+        expected = (error as Error).message;
+      }
+      expect(expected).not.toBe('');
+      expect(() => serializeNewEvents(candidate)).toThrow(expected);
+      expect(() => copyNewEvents(candidate)).toThrow(expected);
+    }
+  });
+
+  it('builds the stored JSON from the data text: equal to stringifying the ordered event', () => {
+    for (const one of [event({ text: '雾 "quoted"\n', list: [1, null] }, { key: 'k1' }), event('plain'), event([])]) {
+      const [dataJson] = serializeNewEvents([one]);
+      const stored = { id: 'e7', sessionId: 's1', ...one };
+      const { data, key, ...fields } = stored;
+      const ordered = { id: 'e7', sessionId: 's1', turnId: fields.turnId, step: fields.step, type: fields.type, ignorable: fields.ignorable, at: fields.at, ...(key === undefined ? {} : { key }), data };
+      expect(storedEventJson(stored, dataJson!)).toBe(JSON.stringify(ordered));
+      expect(JSON.parse(storedEventJson(stored, dataJson!))).toEqual(ordered);
+    }
+  });
+});
+
+describe('MemorySessionLog keeps what it stored out of the callers’ reach', () => {
+  it('stores the JSON round trip of the data and hands out copies that callers may change freely', async () => {
+    const log = new MemorySessionLog();
+    const data = { when: new Date(at), gone: undefined, list: [{ text: 'first' }], nan: Number.NaN };
+    const [appended] = await log.append('s1', [event(data, { key: 'k' })]);
+    const expected = JSON.parse(JSON.stringify(data)) as unknown;
+    expect(appended?.data).toStrictEqual(expected);
+    // Change the input and every object a read handed out: the stored event stays as it was.
+    data.list[0]!.text = 'input changed';
+    (appended!.data as { list: { text: string }[] }).list[0]!.text = 'append result changed';
+    const [read] = await log.read('s1');
+    (read!.data as { list: unknown[] }).list.push('read changed');
+    const found = await log.findLatest('s1', { type: 'test/data', key: 'k' });
+    (found!.data as { extra?: number }).extra = 1;
+    const typed = await log.readTyped('s1', { types: ['test/data'] });
+    (typed.events[0]!.data as { list: unknown[] }).list.length = 0;
+    expect((await log.read('s1'))[0]?.data).toStrictEqual(expected);
+    expect((await log.findLatest('s1', { type: 'test/data', key: 'k' }))?.data).toStrictEqual(expected);
+    expect(Object.keys((await log.read('s1'))[0] ?? {})).toEqual(['id', 'sessionId', 'turnId', 'step', 'type', 'ignorable', 'at', 'key', 'data']);
+  });
+
+  it('rejects a batch with non-JSON data with SESSION_INVALID_EVENT and appends nothing of it', async () => {
+    const log = new MemorySessionLog();
+    await log.append('s1', [event({ ok: 1 })]);
+    await expect(log.append('s1', [event({ ok: 2 }), event({ n: 1n })])).rejects.toMatchObject({ code: 'SESSION_INVALID_EVENT' });
+    expect((await log.read('s1')).map((stored) => stored.data)).toEqual([{ ok: 1 }]);
+    expect((await log.append('s1', [event({ ok: 3 })]))[0]?.id).toBe('e2');
+  });
+});
