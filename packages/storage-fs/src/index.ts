@@ -7,6 +7,8 @@ export { FsSessionLog } from './session/fs-session-log.js';
 export type { FsSessionLogOptions } from './session/fs-session-log.js';
 export { nodeStorageFs } from './fs/storage-fs.js';
 export type { EntryStat, StorageFs } from './fs/storage-fs.js';
+export { countingStorageFs } from './fs/counting-fs.js';
+export type { CountingStorageFs, StorageFsCounts } from './fs/counting-fs.js';
 export { atomicWriteFile } from './fs/atomic-write.js';
 export { withFileLock } from './fs/file-lock.js';
 export type { FileLockOptions, HeldLock } from './fs/file-lock.js';

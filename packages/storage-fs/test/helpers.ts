@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fsStorage, nodeStorageFs, type StorageFs } from '../src/index.js';
+import { countingStorageFs, fsStorage, nodeStorageFs, type StorageFs } from '../src/index.js';
 
 /** A fresh temp root, removed by `cleanup`. */
 export async function tempRoot(): Promise<{ root: string; cleanup: () => Promise<void> }> {
@@ -56,26 +56,8 @@ export function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** An fs layer that counts the bytes read from files whose path ends with `suffix`. */
+/** An fs layer that counts the bytes read from files whose path ends with `suffix` (the package's counting layer). */
 export function countingFs(suffix: string): { fs: StorageFs; bytesRead: () => number } {
-  const fds = new Set<number>();
-  let bytes = 0;
-  const fs: StorageFs = {
-    ...nodeStorageFs,
-    open: async (path, flags, mode) => {
-      const fd = await nodeStorageFs.open(path, flags, mode);
-      if (path.endsWith(suffix)) fds.add(fd);
-      return fd;
-    },
-    read: async (fd, buffer, offset, length, position) => {
-      const count = await nodeStorageFs.read(fd, buffer, offset, length, position);
-      if (fds.has(fd)) bytes += count;
-      return count;
-    },
-    close: async (fd) => {
-      fds.delete(fd);
-      return nodeStorageFs.close(fd);
-    },
-  };
-  return { fs, bytesRead: () => bytes };
+  const counting = countingStorageFs(nodeStorageFs, suffix);
+  return { fs: counting.fs, bytesRead: () => counting.counts().bytesRead };
 }

@@ -136,6 +136,27 @@ export function describeTreeStoreContract(name: string, make: () => Promise<Tree
         expect(history.split('troupe:settle turn-9:0')).toHaveLength(2);
       }));
 
+    it('currentRevision (optional) tells the revision a read would return, for every kind of change', () =>
+      withFixture(make, async ({ store }) => {
+        // Optional in the port: a store without it is read instead by its callers.
+        if (!store.currentRevision) return;
+        const current = (treeId: string) => store.currentRevision?.(treeId) ?? Promise.reject(new Error('unreachable'));
+        await store.create('s', { 'history.md': '' });
+        expect(await current('s')).toBe(1);
+        await store.commit('s', { baseRevision: 1, writes: { 'a.md': 'A' } });
+        expect(await current('s')).toBe(2);
+        await store.settle('s', { marker: 'turn-1:0', appends: { 'history.md': 'once' } });
+        expect(await current('s')).toBe(3);
+        // A settlement already applied changes nothing, and neither does asking.
+        await store.settle('s', { marker: 'turn-1:0', appends: { 'history.md': 'once' } });
+        expect(await current('s')).toBe(3);
+        expect(await current('s')).toBe((await store.read('s')).revision);
+        expect(await codeOf(current('missing'))).toBe('TREE_NOT_FOUND');
+        expect(await codeOf(current('../x'))).toBe('TREE_INVALID_ID');
+        await store.delete('s');
+        expect(await codeOf(current('s'))).toBe('TREE_NOT_FOUND');
+      }));
+
     it('deletes trees', () =>
       withFixture(make, async ({ store }) => {
         await store.create('s', { 'a.md': 'A' });

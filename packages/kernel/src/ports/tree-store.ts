@@ -54,6 +54,15 @@ export interface TreeStore {
    * @throws {KernelStorageError} TREE_SETTLE_CONFLICT when the marker was settled with other content
    */
   settle(treeId: string, settlement: TreeSettlement): Promise<SettleResult>;
+  /**
+   * Optional: the revision `read` would return now, found without reading the tree's files (a
+   * stat/signature check where the store can), so a caller holding a snapshot of this revision
+   * can keep using it instead of reading the tree again. A store that absorbs edits made outside
+   * it (storage-fs: a player saving a file) absorbs them first, so such an edit is a new revision
+   * here as well. Callers without it read the tree.
+   * @throws {KernelStorageError} TREE_NOT_FOUND, TREE_INVALID_ID
+   */
+  currentRevision?(treeId: string): Promise<number>;
   /** Ids of every tree, sorted. */
   list(): Promise<readonly string[]>;
   /** Removes the tree; false when it did not exist. */

@@ -38,6 +38,10 @@ export class MemoryTreeStore implements TreeStore {
     return snapshot(treeId, this.#get(treeId));
   }
 
+  async currentRevision(treeId: string): Promise<number> {
+    return this.#get(treeId).revision;
+  }
+
   async commit(treeId: string, change: TreeCommit): Promise<TreeSnapshot> {
     validateTreeId(treeId);
     // Input first, then existence: the same order as @troupe/storage-fs.

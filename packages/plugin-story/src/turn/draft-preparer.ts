@@ -74,7 +74,7 @@ export class StoryDraftPreparer {
     } catch (error) {
       return fail('workspace', error);
     }
-    ctx.set(turnWorkspaceKey, { workspaceId });
+    ctx.set(turnWorkspaceKey, { workspaceId, snapshot });
     // Committed with the turn: if the process dies before postReview settles, the kernel
     // finishes the turn later from the log and this says where it settles.
     emit(STORY_EVENTS.turnWorkspace, { workspaceId }, settleMarker(ctx.turnId, ctx.step));

@@ -1,4 +1,4 @@
-import type { CommittedTurn, TreeStore, TurnContext } from '@troupe/kernel';
+import type { CommittedTurn, TreeSnapshot, TreeStore, TurnContext } from '@troupe/kernel';
 import { inject, injectable } from '@troupe/kernel/di';
 import { describeError } from '@troupe/kernel/util';
 import * as z from 'zod';
@@ -47,7 +47,7 @@ export class StoryReplySettler {
     const { workspaceId } = selected;
     const emit = storyEmitter(ctx);
     if (await ctx.events.findLatest({ type: STORY_EVENTS.settled, key: marker })) return;
-    const snapshot = await this.#trees.read(workspaceId);
+    const snapshot = await this.#currentSnapshot(workspaceId, ctx.get(turnWorkspaceKey)?.snapshot);
     let manifest: StoryManifest;
     try {
       manifest = parseManifestForTurn(snapshot.files[WORKSPACE_FILES.manifest] ?? '');
@@ -61,6 +61,16 @@ export class StoryReplySettler {
     const earlier = await earlierSettlements(ctx, turn.turnId, turn.step);
     const result = await settleTurn({ env, trees: this.#trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply, step: turn.step, earlier });
     emit(STORY_EVENTS.settled, { workspaceId, ...result }, marker);
+  }
+
+  /**
+   * The workspace as it is now: the snapshot preActor read when the store says the workspace is
+   * still at its revision (a stat/signature check, no file read), else a fresh read — a player
+   * who saved a file during the turn is seen.
+   */
+  async #currentSnapshot(workspaceId: string, known: TreeSnapshot | undefined): Promise<TreeSnapshot> {
+    if (known?.treeId === workspaceId && this.#trees.currentRevision && (await this.#trees.currentRevision(workspaceId)) === known.revision) return known;
+    return this.#trees.read(workspaceId);
   }
 }
 

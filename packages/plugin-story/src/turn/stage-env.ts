@@ -1,10 +1,13 @@
-import { type ChatModel, defineContextKey, type TurnContext } from '@troupe/kernel';
+import { type ChatModel, defineContextKey, type TreeSnapshot, type TurnContext } from '@troupe/kernel';
 import { type StagePromptSettings, stagePromptBudget } from '../budget/stage-budget.js';
 import type { StageEnvironment } from '../pipeline/stage-call.js';
 import type { StoryManifest } from '../workspace/manifest.js';
 
-/** What preActor tells postReview about this turn's workspace. */
-export const turnWorkspaceKey = defineContextKey<{ readonly workspaceId: string }>('@troupe/plugin-story/turn-workspace');
+/**
+ * What preActor tells postReview about this turn's workspace: which one, and the snapshot it
+ * read (postReview reuses it while the workspace is still at that revision).
+ */
+export const turnWorkspaceKey = defineContextKey<{ readonly workspaceId: string; readonly snapshot?: TreeSnapshot }>('@troupe/plugin-story/turn-workspace');
 
 /**
  * Appends an ignorable story event to the turn.

@@ -102,7 +102,9 @@ export class FsSessionLog implements SessionLog, SessionTurnLock {
       }
       if (created) await fs.fsyncDir(paths.dir);
       const result = lines.map((line) => parseEventLine(line.slice(0, -1), 'appended line'));
-      index.addAppended(result, lines.map((line) => Buffer.byteLength(line, 'utf8')));
+      const lengths = lines.map((line) => Buffer.byteLength(line, 'utf8'));
+      const last = lengths.at(-1) ?? 0;
+      index.addAppended(result, lengths, bytes.subarray(bytes.length - last));
       return result;
     });
   }
@@ -116,7 +118,7 @@ export class FsSessionLog implements SessionLog, SessionTurnLock {
    */
   async read(sessionId: string, options: ReadEventsOptions = {}): Promise<readonly SessionEvent[]> {
     validateSessionId(sessionId);
-    const events = await this.#sessions.lockedIfExists(sessionId, async (index, paths) => {
+    const events = await this.#sessions.readIfExists(sessionId, async (index, paths) => {
       // Read from the `afterId` event itself, so a wrong position (the spans may come from the
       // persisted index) is caught by checking each line's id against its span.
       let start = 0;
@@ -150,7 +152,7 @@ export class FsSessionLog implements SessionLog, SessionTurnLock {
   async readTyped(sessionId: string, options: ReadTypedOptions): Promise<TypedEvents> {
     validateSessionId(sessionId);
     validateReadTypedOptions(options);
-    const found = await this.#sessions.lockedIfExists(sessionId, (index, paths) => readTypedLines(this.#options.fs, index, paths.events, sessionId, options));
+    const found = await this.#sessions.readIfExists(sessionId, (index, paths) => readTypedLines(this.#options.fs, index, paths.events, sessionId, options));
     if (found === undefined && (options.afterId !== undefined || options.beforeId !== undefined)) throw eventNotFound(sessionId, options.afterId ?? options.beforeId ?? '');
     return found ?? { events: [], earlier: 0 };
   }
@@ -165,7 +167,7 @@ export class FsSessionLog implements SessionLog, SessionTurnLock {
   async findLatest(sessionId: string, key: EventKey): Promise<SessionEvent | undefined> {
     validateSessionId(sessionId);
     validateEventKey(key);
-    return this.#sessions.lockedIfExists(sessionId, async (index, paths) => {
+    return this.#sessions.readIfExists(sessionId, async (index, paths) => {
       const span = index.latest(key.type, key.key);
       if (!span) return undefined;
       // Never trust the offset blindly (it may come from the persisted index): the line (read

@@ -47,6 +47,12 @@ export interface IndexFileState {
   inode: string;
 }
 
+/** The fingerprint of a line of the log the caller wrote itself: its end offset and the SHA-256 of its bytes (with the `\n`). */
+export interface KnownLine {
+  readonly end: number;
+  readonly sha256: string;
+}
+
 /** A persisted index that matched the log. */
 export interface LoadedIndex {
   /** Every covered line, in order from byte 0. */
@@ -112,9 +118,10 @@ export async function catchUpIndexFile(fs: StorageFs, indexPath: string, state: 
  * @param eventsPath - `events.jsonl` (to fingerprint the last line)
  * @param state - updated in place
  * @param spans - the lines to add
+ * @param lastLine - the fingerprint of the log's last line when the caller wrote it (just appended), so it is not read back
  */
-export async function appendIndexSegment(fs: StorageFs, indexPath: string, eventsPath: string, state: IndexFileState, spans: readonly LineSpan[]): Promise<void> {
-  const line = Buffer.from(await segmentLine(fs, eventsPath, spans), 'utf8');
+export async function appendIndexSegment(fs: StorageFs, indexPath: string, eventsPath: string, state: IndexFileState, spans: readonly LineSpan[], lastLine?: KnownLine): Promise<void> {
+  const line = Buffer.from(await segmentLine(fs, eventsPath, spans, lastLine), 'utf8');
   const fd = await fs.open(indexPath, APPEND_NOFOLLOW, 0o644);
   try {
     await writeFully(fs, fd, line, state.fileSize);
@@ -218,9 +225,11 @@ function parseSegment(line: string): z.infer<typeof SegmentSchema> | undefined {
   }
 }
 
-async function segmentLine(fs: StorageFs, eventsPath: string, spans: readonly LineSpan[]): Promise<string> {
+async function segmentLine(fs: StorageFs, eventsPath: string, spans: readonly LineSpan[], lastLine?: KnownLine): Promise<string> {
   const lastSpan = spans.at(-1);
-  return lastSpan ? encodeSegment(spans, await lineHash(fs, eventsPath, lastSpan)) : '';
+  if (!lastSpan) return '';
+  const known = lastLine?.end === lastSpan.end ? lastLine.sha256 : undefined;
+  return encodeSegment(spans, known ?? (await lineHash(fs, eventsPath, lastSpan)));
 }
 
 function encodeSegment(spans: readonly LineSpan[], last: string): string {
@@ -240,6 +249,11 @@ async function lineHash(fs: StorageFs, eventsPath: string, span: LineSpan): Prom
   return sha256(await readFileBytes(fs, eventsPath, span.start, span.end));
 }
 
-function sha256(bytes: Uint8Array): string {
+/**
+ * The fingerprint `index.jsonl` records for a line.
+ * @param bytes - the line with its `\n`
+ * @returns SHA-256, hex
+ */
+export function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }

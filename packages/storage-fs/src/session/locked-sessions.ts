@@ -99,6 +99,36 @@ export class LockedSessions {
   }
 
   /**
+   * Runs read-only `work` without the session lock when the log is exactly what this process's
+   * index describes (the inode and size it had after the last locked call). That is safe: an
+   * append only adds bytes after the indexed lines, a repair only cuts a torn tail after them,
+   * and `work` checks every line it reads against its indexed id. Otherwise — first use in this
+   * process, another process appended, a torn tail, or `work` failing for any reason — it runs
+   * under the lock as {@link LockedSessions.lockedIfExists} (a turn's many lookups take no lock).
+   * @param sessionId - the session
+   * @param work - read-only work (it may run twice)
+   * @returns the work's result, or undefined for an unknown session
+   * @throws {KernelStorageError} SESSION_CORRUPT, STORAGE_IO, or what `work` throws under the lock
+   */
+  async readIfExists<T>(sessionId: string, work: (index: SessionIndex, paths: SessionPaths) => Promise<T>): Promise<T | undefined> {
+    const state = this.#states.get(sessionId);
+    if (state) {
+      const paths = this.paths(sessionId);
+      try {
+        const stat = await this.#options.fs.lstat(paths.events);
+        if (stat?.kind === 'file' && state.index.describes(stat)) {
+          this.#states.delete(sessionId);
+          this.#states.set(sessionId, state);
+          return await work(state.index, paths);
+        }
+      } catch {
+        // Anything odd (the index changed under us, a damaged line): the locked path decides.
+      }
+    }
+    return this.lockedIfExists(sessionId, work);
+  }
+
+  /**
    * Like {@link LockedSessions.locked} with `retry`, but an unknown session yields undefined
    * without creating anything.
    * @param sessionId - the session
@@ -188,7 +218,7 @@ export class LockedSessions {
     if (state.file && state.file.covered === index.size) return;
     try {
       if (state.file && (await catchUpIndexFile(fs, paths.index, state.file)) && state.file.covered <= index.size) {
-        if (state.file.covered < index.size) await appendIndexSegment(fs, paths.index, paths.events, state.file, index.spansFrom(state.file.covered));
+        if (state.file.covered < index.size) await appendIndexSegment(fs, paths.index, paths.events, state.file, index.spansFrom(state.file.covered), index.lastAppended);
         return;
       }
       state.file = await rewriteIndexFile(fs, paths.dir, paths.events, index.spans);

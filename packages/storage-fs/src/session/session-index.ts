@@ -2,8 +2,9 @@ import { constants } from 'node:fs';
 import { KernelStorageError, type SessionEvent } from '@troupe/kernel';
 import * as z from 'zod';
 import { readFileBytes } from '../fs/read-file.js';
-import { errorCode, type StorageFs } from '../fs/storage-fs.js';
+import { type EntryStat, errorCode, type StorageFs } from '../fs/storage-fs.js';
 import { parseEventLine, sequenceOf } from './event-lines.js';
+import { type KnownLine, sha256 } from './index-file.js';
 
 /** `session.json`, written when a session is created by branch or import. */
 export const SessionMetaSchema = z.object({
@@ -44,6 +45,8 @@ export class SessionIndex {
   readonly #types = new Map<string, string>();
   /** Bytes of complete lines indexed. */
   size = 0;
+  /** The line this process appended last, while it is the log's last line (see {@link SessionIndex.addAppended}). */
+  lastAppended: KnownLine | undefined;
   /** Whether the spans up to some offset came from the persisted index (not from this scan). */
   seeded = false;
   #inode = '';
@@ -95,16 +98,29 @@ export class SessionIndex {
   }
 
   /**
+   * Whether the log still is exactly what this index covers: the same file (inode) and no byte
+   * more or less than the indexed lines.
+   * @param stat - the log's `lstat`
+   * @returns true when nothing was appended, cut or replaced since the index caught up
+   */
+  describes(stat: EntryStat): boolean {
+    return this.#inode !== '' && stat.size === this.size && stat.signature.split(':')[0] === this.#inode;
+  }
+
+  /**
    * Records lines just appended by this process.
    * @param events - the appended events, in order
    * @param lineLengths - each one's line length in bytes (with its `\n`)
+   * @param lastLine - the last appended line's bytes: its fingerprint is kept, so the persisted index is not read back to fingerprint it
    */
-  addAppended(events: readonly SessionEvent[], lineLengths: readonly number[]): void {
+  addAppended(events: readonly SessionEvent[], lineLengths: readonly number[], lastLine?: Uint8Array): void {
     events.forEach((event, index) => {
       const length = lineLengths[index] ?? 0;
       this.#add(event, this.size, this.size + length);
       this.size += length;
     });
+    // Only the fingerprint is kept: the line itself may be a whole stage prompt.
+    this.lastAppended = lastLine ? { end: this.size, sha256: sha256(lastLine) } : undefined;
   }
 
   /**
@@ -177,6 +193,7 @@ export class SessionIndex {
     this.#byId.clear();
     this.#byKey.clear();
     this.size = 0;
+    this.lastAppended = undefined;
     this.seeded = false;
     this.#inode = inode;
     this.#metaNextSeq = 1;

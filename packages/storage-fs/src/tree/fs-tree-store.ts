@@ -10,8 +10,8 @@ import type { StorageFs } from '../fs/storage-fs.js';
 import { assertWritablePath } from './safe-paths.js';
 import { createTree, deleteTree, listTrees } from './tree-lifecycle.js';
 import { type TreeLayout, treeLayout } from './tree-layout.js';
-import { MAX_APPEND_CHARS, readRecord, type TreeRecord, writeRecord } from './tree-record.js';
-import { detectDrift } from './tree-scan.js';
+import { type FileEntry, MAX_APPEND_CHARS, readRecord, type TreeRecord } from './tree-record.js';
+import { detectDrift, scanTree } from './tree-scan.js';
 import { SettledMarkers } from './settled-markers.js';
 import { sweepTemps } from '../fs/sweep-temps.js';
 import { applyChange, type LockGuard, recoverIntent } from './tree-transaction.js';
@@ -41,6 +41,12 @@ export const MAX_CACHED_TREES = 64;
 interface TreeState {
   readonly markers: SettledMarkers;
   swept: boolean;
+  /**
+   * Hashes this process computed for files the record has none for (after an append), with the
+   * stat signature they belong to: used instead of rewriting `record.json` on a read (an fsync
+   * per turn), and written with the next record.
+   */
+  readonly hashes: Map<string, FileEntry>;
 }
 
 /**
@@ -85,9 +91,41 @@ export class FsTreeStore implements TreeStore {
     validateTreeId(treeId);
     return this.#locked(treeId, async (layout, record) => {
       const { files, record: filled } = await readAll(this.#options.fs, layout, record);
-      if (filled !== record) await writeRecord(this.#options.fs, layout, filled);
+      if (filled !== record) {
+        const { hashes } = this.#state(treeId);
+        for (const [path, entry] of Object.entries(filled.files)) if (record.files[path]?.sha256 === null) hashes.set(path, entry);
+      }
       return { treeId, revision: record.revision, files };
     });
+  }
+
+  /**
+   * The revision {@link FsTreeStore.read} would return now, from the commit record and a stat of
+   * every file (no file is read, no lock is taken): a snapshot of that revision is still the
+   * tree. When a file's stat changed (a player edit), when a change is in progress or was
+   * interrupted, the tree is brought up to date under its lock first, as a read would.
+   * @param treeId - the tree
+   * @returns the current revision
+   * @throws {KernelStorageError} TREE_NOT_FOUND, TREE_INVALID_ID, TREE_CORRUPT, STORAGE_IO
+   */
+  async currentRevision(treeId: string): Promise<number> {
+    validateTreeId(treeId);
+    const layout = this.#layout(treeId);
+    const fs = this.#options.fs;
+    try {
+      const dirStat = await fs.lstat(layout.dir);
+      if (dirStat?.kind === 'directory' && !(await fs.lstat(layout.intentPath))) {
+        // Lock-free: records are replaced atomically, and a commit finishing meanwhile changes a
+        // stat signature (new inode or size), which sends us down the locked path below.
+        const record = await readRecord(fs, layout);
+        const signatures = await scanTree(fs, layout.dir);
+        const entries = Object.entries(record.files);
+        if (signatures.size === entries.length && entries.every(([path, entry]) => signatures.get(path) === entry.signature)) return record.revision;
+      }
+    } catch {
+      // Anything unexpected (a damaged record, a folder vanishing mid-scan): the locked path reports it.
+    }
+    return this.#locked(treeId, async (_layout, record) => record.revision);
   }
 
   /**
@@ -235,7 +273,7 @@ export class FsTreeStore implements TreeStore {
             await sweepTemps(fs, layout.dir);
             state.swept = true;
           }
-          const record = await this.#absorbExternalEdits(layout, recovered ?? (await readRecord(fs, layout)), guard);
+          const record = await this.#absorbExternalEdits(layout, withKnownHashes(recovered ?? (await readRecord(fs, layout)), state.hashes), guard);
           return await work(layout, record, guard);
         });
       } catch (error) {
@@ -267,12 +305,30 @@ export class FsTreeStore implements TreeStore {
       // Most recently used last (a Map keeps insertion order).
       this.#states.delete(treeId);
     } else {
-      state = { markers: new SettledMarkers(), swept: false };
+      state = { markers: new SettledMarkers(), swept: false, hashes: new Map() };
       if (this.#states.size >= MAX_CACHED_TREES) this.#states.delete(this.#states.keys().next().value as string);
     }
     this.#states.set(treeId, state);
     return state;
   }
+}
+
+/** The record with the hashes it lacks filled in from `known`, where the file's stat is still the one hashed. */
+function withKnownHashes(record: TreeRecord, known: Map<string, FileEntry>): TreeRecord {
+  if (known.size === 0) return record;
+  let filled = record;
+  for (const [path, entry] of Object.entries(record.files)) {
+    const hashed = known.get(path);
+    if (entry.sha256 !== null || !hashed) continue;
+    // A hash of an earlier version of the file: forget it.
+    if (hashed.signature !== entry.signature) {
+      known.delete(path);
+      continue;
+    }
+    if (filled === record) filled = { ...record, files: { ...record.files } };
+    filled.files[path] = hashed;
+  }
+  return filled;
 }
 
 /** Reads every file of the tree, filling in hashes the record lacks (returns a new record then). */

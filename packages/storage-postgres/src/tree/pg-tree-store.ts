@@ -59,6 +59,20 @@ export class PgTreeStore implements TreeStore {
     return snapshot(treeId, Number(first.revision), filesOf(rows));
   }
 
+  /**
+   * The tree's revision from its row alone (no file is read): a caller holding a snapshot of
+   * this revision may keep using it.
+   * @param treeId - the tree
+   * @returns the current revision
+   * @throws {KernelStorageError} TREE_NOT_FOUND, TREE_INVALID_ID, STORAGE_IO
+   */
+  async currentRevision(treeId: string): Promise<number> {
+    validateTreeId(treeId);
+    const rows = await this.#db.query(`revision of "${treeId}"`, 'SELECT revision FROM troupe_trees WHERE tree_id = $1', [treeId]);
+    if (!rows[0]) throw notFound(treeId);
+    return Number(rows[0].revision);
+  }
+
   async commit(treeId: string, change: TreeCommit): Promise<TreeSnapshot> {
     validateTreeId(treeId);
     // Input first, then existence: the same order as every other store.

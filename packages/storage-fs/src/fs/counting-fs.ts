@@ -1,0 +1,93 @@
+import { nodeStorageFs, type StorageFs } from './storage-fs.js';
+
+/** How many calls of each kind a {@link countingStorageFs} saw since it was made or reset. */
+export interface StorageFsCounts {
+  /** Every call, of any kind. */
+  readonly total: number;
+  /** `fsync` of a file (data reaches the disk). */
+  readonly fsync: number;
+  /** `fsyncDir` (directory entries reach the disk). */
+  readonly fsyncDir: number;
+  /**
+   * Locks taken: storage-fs publishes every lock file with one successful `link(2)` (see
+   * `withFileLock`), and links nothing else except when putting a lock it moved aside back.
+   */
+  readonly locks: number;
+  /** Bytes returned by `read` from files whose path ends with the `readSuffix` given (all files by default). */
+  readonly bytesRead: number;
+  /** Calls per operation name (`open`, `lstat`, `readdir`, …). */
+  readonly byOperation: Readonly<Record<string, number>>;
+}
+
+/** A counting fs layer and its counters. */
+export interface CountingStorageFs {
+  /** The layer to hand to `fsStorage`, `FsTreeStore` or `FsSessionLog`. */
+  readonly fs: StorageFs;
+  /** @returns the counts since the layer was made or last reset */
+  counts(): StorageFsCounts;
+  /** Sets every counter back to zero. */
+  reset(): void;
+}
+
+/**
+ * Wraps a {@link StorageFs} so that every call is counted: how many fsyncs, directory syncs and
+ * lock acquisitions (and bytes read) some workload costs, for tests and benchmarks that check
+ * the number of round trips rather than the time they take.
+ * @param inner - the layer doing the work (default Node's `fs`)
+ * @param readSuffix - count read bytes only for files whose path ends with this (default every file)
+ * @returns the counting layer and its counters
+ */
+export function countingStorageFs(inner: StorageFs = nodeStorageFs, readSuffix = ''): CountingStorageFs {
+  let calls = new Map<string, number>();
+  let bytesRead = 0;
+  const countedFds = new Set<number>();
+  const tally = (name: string) => calls.set(name, (calls.get(name) ?? 0) + 1);
+  const fs: StorageFs = { ...inner };
+  for (const name of Object.keys(inner) as (keyof StorageFs)[]) {
+    const call = inner[name] as (...args: unknown[]) => Promise<unknown>;
+    (fs as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      tally(name);
+      return call.apply(inner, args);
+    };
+  }
+  fs.open = async (path, flags, mode) => {
+    tally('open');
+    const fd = await inner.open(path, flags, mode);
+    if (path.endsWith(readSuffix)) countedFds.add(fd);
+    return fd;
+  };
+  fs.read = async (fd, buffer, offset, length, position) => {
+    tally('read');
+    const count = await inner.read(fd, buffer, offset, length, position);
+    if (countedFds.has(fd)) bytesRead += count;
+    return count;
+  };
+  fs.link = async (from, to) => {
+    tally('link');
+    await inner.link(from, to);
+    tally('locks');
+  };
+  fs.close = async (fd) => {
+    tally('close');
+    countedFds.delete(fd);
+    return inner.close(fd);
+  };
+  return {
+    fs,
+    counts: () => {
+      const byOperation = Object.fromEntries([...calls].filter(([name]) => name !== 'locks'));
+      return {
+        total: Object.values(byOperation).reduce((sum, count) => sum + count, 0),
+        fsync: calls.get('fsync') ?? 0,
+        fsyncDir: calls.get('fsyncDir') ?? 0,
+        locks: calls.get('locks') ?? 0,
+        bytesRead,
+        byOperation,
+      };
+    },
+    reset: () => {
+      calls = new Map();
+      bytesRead = 0;
+    },
+  };
+}

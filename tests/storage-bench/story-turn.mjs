@@ -1,0 +1,124 @@
+// Story turns on @troupe/storage-fs (a real temp folder, fsync on): the overhead of a whole story
+// turn at model latency 0 (C = 4 characters, S = 3 sections, maxParallel 4), and turn wall / ideal
+// critical path at a fixed model latency over 1/4/8 characters × maxParallel 1/4/8.
+// `pnpm bench` at the root builds first. BENCH_LATENCY_MS (default 20) sets the fixed latency;
+// BENCH_TURNS / BENCH_WARMUP the zero-latency sample; BENCH_PART=overhead|latency runs one part.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createHarness } from '@troupe/kernel';
+import { selectStoryWorkspace, StoryWorkspaces, storyPlugin } from '@troupe/plugin-story';
+import { countingStorageFs, fsStorage } from '@troupe/storage-fs';
+// The plugin's own zero-latency story model (schema-conforming answers for every stage).
+import { instantModel } from '../../packages/plugin-story/bench/instant-model.mjs';
+
+const L = Number(process.env.BENCH_LATENCY_MS ?? 20);
+const TURNS = Number(process.env.BENCH_TURNS ?? 60);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const PART = process.env.BENCH_PART ?? 'all';
+const SECTIONS = 3;
+
+/** The instant model's answers, each after exactly `ms` (cancellable). */
+function latencyModel(ms) {
+  const instant = instantModel();
+  return {
+    id: `latency-${ms}ms`,
+    async generate(request) {
+      await new Promise((resolve, reject) => {
+        const onAbort = () => {
+          clearTimeout(timer);
+          reject(request.signal.reason);
+        };
+        const timer = setTimeout(() => {
+          request.signal.removeEventListener('abort', onAbort);
+          resolve();
+        }, ms);
+        request.signal.addEventListener('abort', onAbort, { once: true });
+      });
+      return instant.generate(request);
+    },
+  };
+}
+
+const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+
+/** A workspace with `characters` characters, SECTIONS sections and one source, on fresh storage in a temp folder. */
+async function storyStorage(characters, maxParallel) {
+  const root = await mkdtemp(join(tmpdir(), 'troupe-story-bench-'));
+  const counting = countingStorageFs();
+  const storage = fsStorage({ root, fs: counting.fs });
+  const workspaces = new StoryWorkspaces(storage.trees);
+  let ws = await workspaces.create('bench', { name: 'Bench', pipeline: { maxParallel } });
+  for (let i = 0; i < characters; i++) ws = await workspaces.addCharacter('bench', ws.revision, { id: `c${i}`, name: `C${i}`, persona: 'p', knowledge: 'k' });
+  for (let i = 0; i < SECTIONS; i++) ws = await workspaces.addSection('bench', ws.revision, { id: `s${i}`, title: `S${i}`, kind: 'prose' });
+  await workspaces.addSource('bench', ws.revision, { id: 'lore', title: 'Lore', text: '# Tavern\nThe tavern sells ale.\n# 公会\n莉娅欠公会一笔钱。' });
+  return { ...storage, counting, cleanup: () => rm(root, { recursive: true, force: true }) };
+}
+
+async function overhead(characters, maxParallel) {
+  const storage = await storyStorage(characters, maxParallel);
+  const harness = await createHarness({ trees: storage.trees, sessionLog: storage.sessions, model: instantModel(), plugins: [storyPlugin()] });
+  const times = [];
+  let counts;
+  try {
+    for (let turn = 0; turn < WARMUP + TURNS; turn++) {
+      // A session per turn, so the measured cost does not include a growing history.
+      await selectStoryWorkspace(storage.sessions, `s${turn}`, 'bench');
+      storage.counting.reset();
+      const start = performance.now();
+      await harness.runTurn({ sessionId: `s${turn}`, text: 'I enter the tavern' });
+      if (turn >= WARMUP) times.push(performance.now() - start);
+      counts = storage.counting.counts();
+    }
+  } finally {
+    await harness.close();
+    await storage.cleanup();
+  }
+  return { p50: percentile(times, 0.5), p90: percentile(times, 0.9), counts };
+}
+
+async function latencyRun(characters, maxParallel) {
+  const storage = await storyStorage(characters, maxParallel);
+  const harness = await createHarness({ trees: storage.trees, sessionLog: storage.sessions, model: latencyModel(L), plugins: [storyPlugin()] });
+  const waves = 1 + Math.ceil(characters / maxParallel) + 1 + Math.ceil(SECTIONS / maxParallel) + 1 + 1 + 1; // + editor, actor, continuity
+  let best = Number.POSITIVE_INFINITY;
+  try {
+    await selectStoryWorkspace(storage.sessions, 's1', 'bench');
+    for (let r = 0; r < REPEATS; r++) {
+      const start = performance.now();
+      await harness.runTurn({ sessionId: 's1', text: 'I enter the tavern', turnId: `t${r}` });
+      best = Math.min(best, performance.now() - start);
+    }
+  } finally {
+    await harness.close();
+    await storage.cleanup();
+  }
+  return { wall: best, ideal: waves * L, waves };
+}
+
+if (PART === 'all' || PART === 'overhead') {
+  console.log(`## story turn on storage-fs at zero model latency (${TURNS} turns after ${WARMUP} warm-up, ${SECTIONS} sections, temp folder under ${tmpdir()})`);
+  console.log('| characters | maxParallel | ms per turn (p50) | p90 | fsync | fsyncDir | lock acquisitions | file operations |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const [characters, maxParallel] of [
+    [1, 1],
+    [4, 4],
+    [8, 4],
+  ]) {
+    const { p50, p90, counts } = await overhead(characters, maxParallel);
+    console.log(`| ${characters} | ${maxParallel} | ${p50.toFixed(2)} | ${p90.toFixed(2)} | ${counts.fsync} | ${counts.fsyncDir} | ${counts.locks} | ${counts.total} |`);
+  }
+}
+if (PART === 'all' || PART === 'latency') {
+  console.log(`\n## story turn on storage-fs, L = ${L} ms per model call (best of ${REPEATS})`);
+  console.log('| characters | maxParallel | waves | ideal (ms) | wall (ms) | wall / ideal |');
+  console.log('|---:|---:|---:|---:|---:|---:|');
+  for (const characters of [1, 4, 8]) {
+    for (const maxParallel of [1, 4, 8]) {
+      const { wall, ideal, waves } = await latencyRun(characters, maxParallel);
+      console.log(`| ${characters} | ${maxParallel} | ${waves} | ${ideal} | ${wall.toFixed(1)} | ${(wall / ideal).toFixed(3)} |`);
+    }
+  }
+}
