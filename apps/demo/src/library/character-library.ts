@@ -9,6 +9,7 @@ import {
   toCardV3,
 } from '@troupe/plugin-actor-assembler';
 import * as z from 'zod';
+import type { CharacterSummary } from '../wire/library.js';
 import { type AvatarImage, placeholderPng, sniffImage, stripCardChunks } from './avatar-image.js';
 import { deriveId } from './library-ids.js';
 import { LibraryError } from './library-error.js';
@@ -28,21 +29,6 @@ const MetaSchema = z.object({
   fileName: z.string().optional(),
 });
 const AvatarSchema = z.object({ mime: z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/gif']), base64: z.string() });
-
-/** A row of the character list. */
-export interface CharacterSummary {
-  readonly id: string;
-  readonly revision: number;
-  readonly name: string;
-  readonly displayName: string;
-  readonly tags: readonly string[];
-  readonly creator: string;
-  readonly hasAvatar: boolean;
-  readonly format: 'json' | 'png' | 'charx';
-  readonly spec: string;
-  /** 1 (the first message) + the alternate greetings. */
-  readonly greetings: number;
-}
 
 /** A library character: the parsed card and what the import noted. */
 export interface LibraryCharacter extends CharacterSummary {

@@ -2,7 +2,7 @@ import { type ActorProfile, characterMacroFields, type ImportedCharacter, type P
 import type { LibraryCharacter } from './character-library.js';
 import type { Chat } from './chat-library.js';
 import { type ChatNames, substituteNames } from './name-macros.js';
-import type { Persona } from './persona-library.js';
+import type { Persona } from '../wire/library.js';
 import type { LibraryPreset } from './preset-library.js';
 
 /** Everything a chat turn is played with. */

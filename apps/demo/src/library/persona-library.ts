@@ -1,5 +1,6 @@
 import { KernelStorageError, type TreeStore } from '@troupe/kernel';
 import * as z from 'zod';
+import type { Persona } from '../wire/library.js';
 import { deriveId } from './library-ids.js';
 import { LibraryError } from './library-error.js';
 import { commitItem, itemJson, listItems, readItem } from './tree-items.js';
@@ -19,15 +20,6 @@ export const PersonaFieldsSchema = z
   .strict();
 
 const DefaultsSchema = z.object({ personaId: z.string() });
-
-/** The player as a character sees them: `{{user}}` is the name, `{{persona}}` the description. */
-export interface Persona {
-  readonly id: string;
-  readonly revision: number;
-  readonly name: string;
-  readonly description: string;
-  readonly isDefault: boolean;
-}
 
 /** The persona library: the player's names and descriptions, one of them the default. */
 export class PersonaLibrary {

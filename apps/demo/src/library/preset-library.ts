@@ -10,6 +10,7 @@ import {
   validatePreset,
 } from '@troupe/plugin-actor-assembler';
 import * as z from 'zod';
+import type { PresetSummary } from '../wire/library.js';
 import { CHAT_DEFAULT_PRESET } from './chat-default-preset.js';
 import { deriveId } from './library-ids.js';
 import { LibraryError } from './library-error.js';
@@ -32,17 +33,6 @@ const StoredPresetSchema = z.object({
   /** What preparing it for DIO did (`prepareForDio`'s report), when it was prepared. */
   dioPreparation: z.record(z.string(), z.unknown()).optional(),
 });
-
-/** A row of the preset list. */
-export interface PresetSummary {
-  readonly id: string;
-  readonly name: string;
-  readonly builtIn: boolean;
-  readonly prompts: number;
-  readonly warnings: number;
-  /** Whether a DIO compiled prompt can be placed in it. */
-  readonly dioAccepts: boolean;
-}
 
 /** A preset with the importer's warnings and the assembler's pre-flight report. */
 export interface LibraryPreset extends PresetSummary {

@@ -1,21 +1,12 @@
 import { type CommittedTurnRecord, foldCommittedTurns, type SessionEvent } from '@troupe/kernel';
 import { STORY_EVENTS } from '@troupe/plugin-story';
 import * as z from 'zod';
+import type { SessionSummary } from '../wire/chat.js';
 
 const SelectionSchema = z.object({ workspaceId: z.string().nullable() });
 
 /** One exchange of the chat: what the player said, the visible reply, and the turn's steps (swipes). */
 export type ChatMessageView = CommittedTurnRecord;
-
-/** A row of the session list. */
-export interface SessionSummary {
-  readonly id: string;
-  readonly turns: number;
-  readonly storyId: string | null;
-  readonly lastActivity: string | null;
-  /** Set when the session's log is damaged: export rescues its intact events, delete removes it. */
-  readonly problem?: string;
-}
 
 /**
  * The list row of a session whose log cannot be read.

@@ -1,6 +1,7 @@
 import { KernelStorageError } from '@troupe/kernel';
 import { parseManifest, type StoryManifest, StoryError, type StoryWorkspaces, WORKSPACE_FILES } from '@troupe/plugin-story';
 import { Hono } from 'hono';
+import type { StorySummary } from '../wire/story.js';
 import { ApiError } from './api-error.js';
 import {
   AddCharacterSchema,
@@ -14,22 +15,6 @@ import {
   WriteFilesSchema,
 } from './story-schemas.js';
 import { baseRevisionQuery, ItemIdSchema, jsonBody, param, StoryIdSchema } from './validation.js';
-
-/** One row of the story list. */
-export interface StorySummary {
-  readonly id: string;
-  readonly name: string;
-  readonly revision: number | null;
-  readonly characters: number;
-  readonly sections: number;
-  readonly sources: number;
-  /**
-   * Set when the manifest cannot be read (a hand edit broke it), or when the store's own files are
-   * damaged (`revision` is then null: delete it with `DELETE /api/stories/:id` without a revision).
-   * The files are untouched.
-   */
-  readonly problem?: string;
-}
 
 /**
  * The story workspace routes under `/api/stories`: list, create, read, delete, file writes,

@@ -1,15 +1,9 @@
 import type { SessionEvent, TurnResult } from '@troupe/kernel';
 import * as z from 'zod';
+import type { ApiProblem } from '../wire/api-problem.js';
+import type { StageProgress } from '../wire/turn-stream.js';
 
 const StageDataSchema = z.object({ stage: z.string(), item: z.string().optional(), ok: z.boolean().optional(), error: z.object({ code: z.string(), message: z.string() }).optional() });
-
-/** A stage of the story pipeline starting or finishing, as the chat view shows it. */
-export interface StageProgress {
-  readonly stage: string;
-  readonly item?: string;
-  readonly status: 'started' | 'done' | 'failed';
-  readonly error?: { readonly code: string; readonly message: string };
-}
 
 /** One server-sent event of `POST /api/sessions/:id/turns`: the SSE `event` name and its JSON data. */
 export type TurnStreamMessage =
@@ -18,9 +12,12 @@ export type TurnStreamMessage =
   | { readonly event: 'delta'; readonly data: { readonly text: string } }
   | { readonly event: 'reasoning'; readonly data: { readonly text: string } }
   | { readonly event: 'result'; readonly data: TurnResultView }
-  | { readonly event: 'error'; readonly data: { readonly code: string; readonly message: string } };
+  | { readonly event: 'error'; readonly data: ApiProblem };
 
-/** The final `result` message: the reply, the actor's prepared messages and the turn's events. */
+/**
+ * The final `result` message: the reply, the actor's prepared messages and the turn's events (in the
+ * kernel's types; the browser reads it as the wire `TurnResultView`, which wire-conformance.ts checks this fits).
+ */
 export interface TurnResultView {
   readonly turnId: string;
   readonly step: number;
@@ -29,7 +26,7 @@ export interface TurnResultView {
   readonly reasoning?: string;
   readonly prepared: TurnResult['prepared'];
   readonly events: readonly Pick<SessionEvent, 'id' | 'type' | 'at'>[];
-  readonly postReviewErrors: readonly { readonly code: string; readonly message: string }[];
+  readonly postReviewErrors: readonly ApiProblem[];
 }
 
 /**

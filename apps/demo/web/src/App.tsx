@@ -11,7 +11,7 @@ import { PresetsView } from './library/PresetsView.js';
 import { initialSessionId, newSessionId, rememberSessionId } from './session-id.js';
 import { StoryPanel } from './story/StoryPanel.js';
 import { ThemeToggle } from './theme/ThemeToggle.js';
-import type { SessionSummary } from './types.js';
+import type { SessionSummary } from '../../src/wire/chat.js';
 
 type SideTab = 'story' | 'dio' | 'lore';
 type View = 'chat' | 'characters' | 'presets' | 'personas' | 'model';

@@ -1,5 +1,5 @@
 import type { ApiProblem } from '../../src/wire/api-problem.js';
-import type { StageProgress, TurnResultView } from './types.js';
+import type { StageProgress, TurnResultView } from '../../src/wire/turn-stream.js';
 
 /** An API answer that was not 2xx: its status, stable code and message. */
 export class ApiFailure extends Error {

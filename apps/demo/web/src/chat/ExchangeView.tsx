@@ -1,6 +1,6 @@
 import { MessageMeta, TokenCount } from '../prompt/MessageMeta.js';
 import type { MessageTokens } from '../../../src/wire/prompt.js';
-import type { ChatExchange } from '../types.js';
+import type { ChatExchange } from '../../../src/wire/chat.js';
 import { RegenerateIcon } from './icons.js';
 import { MessageRow } from './MessageRow.js';
 import { SwipeControls } from './SwipeControls.js';

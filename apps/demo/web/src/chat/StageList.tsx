@@ -1,4 +1,4 @@
-import type { StageProgress } from '../types.js';
+import type { StageProgress } from '../../../src/wire/turn-stream.js';
 import { STAGE_NAMES } from './stage-names.js';
 
 /** One row per stage call: a stage (and its item) with its latest status. */

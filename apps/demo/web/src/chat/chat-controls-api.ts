@@ -1,5 +1,6 @@
 import { api, streamTurn, type TurnHandlers } from '../api.js';
-import type { ChatExchange, TurnResultView } from '../types.js';
+import type { ChatExchange } from '../../../src/wire/chat.js';
+import type { TurnResultView } from '../../../src/wire/turn-stream.js';
 
 // The chat controls' calls to the demo API (routes in src/server/chat-control-routes.ts and
 // turn-routes.ts). Each one appends a kernel event, so the next turn's actor reads the result.

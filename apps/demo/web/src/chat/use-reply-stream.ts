@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { TurnHandlers } from '../api.js';
-import type { TurnResultView } from '../types.js';
+import type { TurnResultView } from '../../../src/wire/turn-stream.js';
 import { DIRECTOR_TOOLS_UNAVAILABLE, EVENT_NOTES, TOOLS_UNAVAILABLE_NOTICE, TURN_COMMITTED } from './stage-names.js';
 import type { StageRow } from './StageList.js';
 import { addStage } from './StageList.js';

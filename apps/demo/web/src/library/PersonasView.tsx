@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api.js';
-import type { Persona } from './library-types.js';
+import type { Persona } from '../../../src/wire/library.js';
 import { problemText } from './upload.js';
 
 /** The player's personas: name (`{{user}}`) and description (`{{persona}}`), one of them the default. */

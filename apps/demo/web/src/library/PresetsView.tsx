@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api.js';
-import type { PresetDetail, PresetSummary } from './library-types.js';
+import type { PresetSummary } from '../../../src/wire/library.js';
+import type { PresetDetail } from './library-types.js';
 import { problemText, uploadFile } from './upload.js';
 
 /** The preset library: import a SillyTavern chat-completion preset, the list, and the selected preset's report. */

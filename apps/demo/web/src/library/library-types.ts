@@ -1,20 +1,9 @@
-// Wire shapes of the library API (characters, presets, personas, chats, model settings), as the
-// browser receives them; see apps/demo/README.md and src/server/library/*.ts. Declared here for the
-// same reason as ../types.ts: the UI's type program has no Node or server types.
+// Wire shapes of the library API (character and preset details, chats, model settings) that are
+// not yet in src/wire (the list rows and personas are there), as the browser receives them; see
+// apps/demo/README.md and src/server/library/*.ts. They are declared by hand because the UI's
+// type program (DOM lib, no Node types) cannot import the server's zod- and package-derived types.
 
-/** A row of the character list. */
-export interface CharacterSummary {
-  readonly id: string;
-  readonly revision: number;
-  readonly name: string;
-  readonly displayName: string;
-  readonly tags: readonly string[];
-  readonly creator: string;
-  readonly hasAvatar: boolean;
-  readonly format: 'json' | 'png' | 'charx';
-  readonly spec: string;
-  readonly greetings: number;
-}
+import type { CharacterSummary, PresetSummary } from '../../../src/wire/library.js';
 
 /** The card fields the character view edits. */
 export interface CharacterFields {
@@ -41,16 +30,6 @@ export interface CharacterDetail extends CharacterSummary {
   readonly importedAt: string;
   readonly lorebookEntries: number;
   readonly specVersion: string;
-}
-
-/** A row of the preset list. */
-export interface PresetSummary {
-  readonly id: string;
-  readonly name: string;
-  readonly builtIn: boolean;
-  readonly prompts: number;
-  readonly warnings: number;
-  readonly dioAccepts: boolean;
 }
 
 /** One issue of the assembler's `validatePreset`. */
@@ -85,15 +64,6 @@ export interface DioPreparation {
   readonly disabled: readonly string[];
   readonly remaining: readonly { readonly identifier: string; readonly name: string; readonly fields: readonly string[] }[];
   readonly clean: boolean;
-}
-
-/** A persona: `{{user}}` and `{{persona}}`. */
-export interface Persona {
-  readonly id: string;
-  readonly revision: number;
-  readonly name: string;
-  readonly description: string;
-  readonly isDefault: boolean;
 }
 
 /** `GET /api/chats/:id`. */

@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { api } from '../api.js';
-import type { StoryWorkspace } from '../types.js';
+import type { StoryWorkspace } from '../../../src/wire/story.js';
 import type { WorkspaceEditor } from './use-workspace.js';
 
 /** Workspace name and pipeline settings (parallelism, optional provider/model, web search). */

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { api } from '../api.js';
-import type { StoryWorkspace } from '../types.js';
+import type { StoryWorkspace } from '../../../src/wire/story.js';
 import { NameInput } from './CharactersTab.js';
 import { MarkdownField } from './MarkdownField.js';
 import type { WorkspaceEditor } from './use-workspace.js';

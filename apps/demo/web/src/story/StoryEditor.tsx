@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { StoryWorkspace } from '../types.js';
+import type { StoryWorkspace } from '../../../src/wire/story.js';
 import { CharactersTab } from './CharactersTab.js';
 import { ConflictBanner } from './ConflictBanner.js';
 import { MarkdownField } from './MarkdownField.js';

@@ -1,6 +1,6 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { api } from '../api.js';
-import type { StorySummary, StoryWorkspace } from '../types.js';
+import type { StorySummary, StoryWorkspace } from '../../../src/wire/story.js';
 import { StoryEditor } from './StoryEditor.js';
 import { useWorkspace } from './use-workspace.js';
 

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ApiFailure, api } from '../api.js';
-import type { StoryWorkspace } from '../types.js';
+import type { StoryWorkspace } from '../../../src/wire/story.js';
 
 /** The open workspace, the player's unsaved edits and the outcome of the last save. */
 export interface WorkspaceEditor {

@@ -1,0 +1,33 @@
+// Wire shapes of a chat's messages and sessions: plain types with no imports, shared by the server
+// and the browser UI. The exchanges are the kernel's committed turns (`foldCommittedTurns`);
+// src/server/wire-conformance.ts checks they match. See ./README.md.
+
+/** One committed step of a turn (a swipe): its input and reply as visible now (edits applied). */
+export interface ChatStep {
+  readonly step: number;
+  readonly at: string;
+  readonly input: string;
+  readonly reply: string;
+  readonly reasoning?: string;
+  /** True when the player edited this step's input or reply. */
+  readonly edited?: boolean;
+  /** Set on a `continue` step: the step whose reply this one extends. */
+  readonly continuedFrom?: number;
+}
+/**
+ * One exchange of `GET /api/sessions/:id/messages`: the kept step's input and reply (the fields
+ * of {@link ChatStep}) and every committed step of the turn, ordered by step number.
+ */
+export interface ChatExchange extends ChatStep {
+  readonly turnId: string;
+  readonly steps: readonly ChatStep[];
+}
+/** A row of `GET /api/sessions`. */
+export interface SessionSummary {
+  readonly id: string;
+  readonly turns: number;
+  readonly storyId: string | null;
+  readonly lastActivity: string | null;
+  /** Set when the session's log is damaged: export rescues its intact events, delete removes it. */
+  readonly problem?: string;
+}
