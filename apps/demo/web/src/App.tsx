@@ -4,7 +4,7 @@ import { ChatView } from './chat/ChatView.js';
 import { DioPanel } from './dio/DioPanel.js';
 import { LorePanel } from './lore/LorePanel.js';
 import { CharactersView } from './library/CharactersView.js';
-import type { ChatView as LibraryChat } from './library/library-types.js';
+import type { ChatView as LibraryChat } from '../../src/wire/library.js';
 import { ModelSettingsView } from './library/ModelSettingsView.js';
 import { PersonasView } from './library/PersonasView.js';
 import { PresetsView } from './library/PresetsView.js';

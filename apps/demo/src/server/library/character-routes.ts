@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { CharacterEditSchema, type CharacterLibrary, type LibraryCharacter, MAX_CARD_FILE_BYTES } from '../../library/character-library.js';
+import type { CharacterDetail } from '../../wire/library.js';
 import { jsonBody, param } from '../validation.js';
 import { BaseRevisionSchema, LibraryIdSchema } from './library-schemas.js';
 import { uploadBody, uploadFileName } from './upload-body.js';
@@ -13,7 +14,7 @@ const EditBodySchema = z.object({ baseRevision: BaseRevisionSchema, fields: Char
  * @param character - a library character
  * @returns the view
  */
-export function characterView(character: LibraryCharacter) {
+export function characterView(character: LibraryCharacter): CharacterDetail {
   const { card, ...summary } = character;
   const c = card.character;
   const data = card.source.data as Record<string, unknown>;

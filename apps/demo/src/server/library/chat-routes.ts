@@ -5,6 +5,7 @@ import type { Demo } from '../../compose.js';
 import type { Chat, ChatChange } from '../../library/chat-library.js';
 import { chatGreetings, chatNames, dioTargetPromptId } from '../../library/chat-setup.js';
 import { LibraryError } from '../../library/library-error.js';
+import type { ChatView } from '../../wire/library.js';
 import { jsonBody, param, StoryIdSchema } from '../validation.js';
 import { BaseRevisionSchema, LibraryIdSchema } from './library-schemas.js';
 
@@ -43,7 +44,7 @@ export function chatRoutes(demo: Demo): Hono {
   const { chats, characters, presets, personas } = demo.library;
   const id = (c: Parameters<typeof param>[0]) => param(c, 'chatId', LibraryIdSchema);
 
-  const view = async (chat: Chat) => {
+  const view = async (chat: Chat): Promise<ChatView> => {
     try {
       const setup = await demo.library.setup(chat.id);
       const names = chatNames(setup);

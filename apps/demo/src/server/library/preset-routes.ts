@@ -2,6 +2,7 @@ import { MAX_PRESET_JSON_BYTES } from '@troupe/plugin-actor-assembler';
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { PresetLibrary } from '../../library/preset-library.js';
+import type { PresetDetail } from '../../wire/library.js';
 import { ApiError } from '../api-error.js';
 import { jsonBody, param } from '../validation.js';
 import { LibraryIdSchema } from './library-schemas.js';
@@ -38,7 +39,7 @@ export function presetLibraryRoutes(presets: PresetLibrary): Hono {
     return c.json(await presets.prepareForDio(presetId, body.absorb ?? 'markers'));
   });
 
-  app.get('/:presetId', async (c) => c.json(await presets.get(id(c))));
+  app.get('/:presetId', async (c) => c.json((await presets.get(id(c))) satisfies PresetDetail));
 
   app.delete('/:presetId', async (c) => {
     const presetId = id(c);

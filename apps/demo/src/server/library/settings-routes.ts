@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { Demo } from '../../compose.js';
 import { ConnectionSchema, type ModelSettings, ModelSettingsSchema, SERVER_SETTING_KEYS, settingsView } from '../../settings/model-settings.js';
+import type { ModelSettingsAnswer } from '../../wire/library.js';
 import { ApiError } from '../api-error.js';
 import { jsonBody } from '../validation.js';
 
@@ -43,7 +44,7 @@ function mergeConnection(current: Connection | undefined, change: z.output<typeo
 export function settingsRoutes(demo: Demo): Hono {
   const app = new Hono();
 
-  const answer = async () => {
+  const answer = async (): Promise<ModelSettingsAnswer> => {
     const settings = await demo.settings.read();
     return {
       settings: settingsView(settings),
@@ -60,7 +61,7 @@ export function settingsRoutes(demo: Demo): Hono {
     } catch (error) {
       // A hand-broken settings file is shown, not a 500: the player can save over it.
       if ((error as { code?: string }).code !== 'SETTINGS_INVALID') throw error;
-      return c.json({ settings: settingsView({}), source: demo.models.source, modelId: demo.modelId, offline: demo.modelId === 'offline', environment: false, problem: (error as Error).message });
+      return c.json({ settings: settingsView({}), source: demo.models.source, modelId: demo.modelId, offline: demo.modelId === 'offline', environment: false, problem: (error as Error).message } satisfies ModelSettingsAnswer);
     }
   });
 

@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api.js';
-import type { Persona, PresetSummary } from '../../../src/wire/library.js';
-import type { ChatView } from '../library/library-types.js';
+import type { ChatView, Persona, PresetSummary } from '../../../src/wire/library.js';
 import { problemText } from '../library/upload.js';
 
 interface Props {

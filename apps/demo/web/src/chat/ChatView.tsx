@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiFailure, api, playTurn, type TurnHandlers } from '../api.js';
-import type { ChatView as LibraryChat } from '../library/library-types.js';
+import type { ChatView as LibraryChat } from '../../../src/wire/library.js';
 import { useTokenCounts } from '../prompt/use-token-counts.js';
 import type { ChatExchange } from '../../../src/wire/chat.js';
 import type { PreparedMessage, TurnResultView } from '../../../src/wire/turn-stream.js';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api.js';
-import type { CharacterDetail, CharacterFields, ChatView } from './library-types.js';
+import type { CharacterDetail, CharacterFields, ChatView } from '../../../src/wire/library.js';
 import { problemText } from './upload.js';
 
 interface Props {

@@ -1,8 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api.js';
 import { CharacterEditor } from './CharacterEditor.js';
-import type { CharacterSummary } from '../../../src/wire/library.js';
-import type { ChatView } from './library-types.js';
+import type { CharacterSummary, ChatView } from '../../../src/wire/library.js';
 import { problemText, uploadFile } from './upload.js';
 
 interface Props {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api.js';
-import type { ModelSettingsAnswer, ServerSettings } from './library-types.js';
+import type { ModelSettingsAnswer, ServerSettings } from '../../../src/wire/library.js';
 import { problemText } from './upload.js';
 
 interface Props {

@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api.js';
-import type { PresetSummary } from '../../../src/wire/library.js';
-import type { PresetDetail } from './library-types.js';
+import type { PresetDetail, PresetSummary } from '../../../src/wire/library.js';
 import { problemText, uploadFile } from './upload.js';
 
 /** The preset library: import a SillyTavern chat-completion preset, the list, and the selected preset's report. */
