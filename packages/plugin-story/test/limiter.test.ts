@@ -37,4 +37,18 @@ describe('mapBounded (Effect inside, Promise outside)', () => {
     expect(started).toEqual([1, 2]);
     expect(aborted.sort()).toEqual([1, 2]);
   });
+
+  it('a job declared without a signal parameter is cut by the run signal the same way', async () => {
+    const controller = new AbortController();
+    const started: number[] = [];
+    const reason = new Error('player cancelled');
+    const run = mapBounded([1, 2, 3, 4], 2, controller.signal, (n) => {
+      started.push(n);
+      return new Promise<number>(() => {});
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(reason);
+    await expect(run).rejects.toBe(reason);
+    expect(started).toEqual([1, 2]);
+  });
 });

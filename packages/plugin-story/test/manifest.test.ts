@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { orderedEnabledSections } from '../src/workspace/manifest.js';
+import { parseManifestForTurn } from '../src/workspace/manifest-memo.js';
 import { parseManifest, STORY_EVENTS, StoryError } from '../src/index.js';
 import { storyHarness } from './helpers.js';
 
@@ -64,5 +65,27 @@ describe('manifest.json schema', () => {
     const result = await harness.runTurn({ sessionId: 's1', text: 'hi', turnId: 't1' });
     expect(result.events.find((e) => e.type === STORY_EVENTS.degraded)?.data).toMatchObject({ error: { code: 'STORY_MANIFEST_INVALID', field: 'manifest' } });
     expect((await trees.read('tale')).files['manifest.json']).toBe('{ not json');
+  });
+
+  it('the per-turn memo: a manifest that differs only in its revision is the full parse with that revision; a bad revision still fails', () => {
+    const base = { name: 'memo', characters: [{ id: 'lia', name: 'Lia' }], sections: [{ id: 's', title: 'S', kind: 'prose', order: 0, focus: 'lia' }], extra: { kept: true } };
+    const text = (revision: unknown) => `${JSON.stringify({ ...base, revision }, null, 2)}\n`;
+    const first = parseManifestForTurn(text(3));
+    expect(parseManifestForTurn(text(3))).toBe(first);
+    for (const revision of [4, 0, 17]) {
+      const next = parseManifestForTurn(text(revision));
+      expect(next).toStrictEqual(parseManifest(text(revision)));
+      expect(next.revision).toBe(revision);
+    }
+    const { revision: _none, ...withoutRevision } = parseManifest(JSON.stringify(base));
+    expect(parseManifestForTurn(JSON.stringify(base))).toStrictEqual(withoutRevision);
+    expect('revision' in parseManifestForTurn(JSON.stringify(base))).toBe(false);
+    for (const bad of [-1, 1.5, 'seven']) {
+      expect(() => parseManifestForTurn(text(bad))).toThrow(expect.objectContaining({ code: 'STORY_MANIFEST_INVALID', field: 'revision' }));
+    }
+    // Any other change is validated in full.
+    expect(() => parseManifestForTurn(`${JSON.stringify({ ...base, revision: 5, sections: [{ ...base.sections[0], focus: 'nobody' }] })}`)).toThrow(
+      expect.objectContaining({ code: 'STORY_MANIFEST_INVALID', field: 'sections[0].focus' }),
+    );
   });
 });

@@ -77,6 +77,18 @@ export function stagePromptBudget(model?: Pick<ChatModel, 'tokenizer' | 'capabil
   const response = Math.min(settings.responseTokens ?? DEFAULT_STAGE_PROMPT.responseTokens, Math.floor(window / 2));
   const promptTokens = window - response;
   const count = (text: string) => cachedCount(tokenizer, text);
+  // A stage's messages are counted when they are fitted and again by the last check before the
+  // call: the second count of the same message objects is a lookup (long prompts are not in the
+  // text cache). Messages are read-only once built.
+  const messageCounts = new WeakMap<ChatMessage, number>();
+  const countMessage = (message: ChatMessage) => {
+    let tokens = messageCounts.get(message);
+    if (tokens === undefined) {
+      tokens = count(message.content);
+      messageCounts.set(message, tokens);
+    }
+    return tokens;
+  };
   return {
     promptTokens,
     // Never more than a third of the prompt each, so the other blocks keep room.
@@ -86,7 +98,7 @@ export function stagePromptBudget(model?: Pick<ChatModel, 'tokenizer' | 'capabil
     count,
     countMessages: (messages) => {
       let total = REPLY_PRIMING_TOKENS;
-      for (const message of messages) total += count(message.content) + MESSAGE_FRAMING_TOKENS;
+      for (const message of messages) total += countMessage(message) + MESSAGE_FRAMING_TOKENS;
       return total;
     },
   };

@@ -10,7 +10,8 @@ import { Effect } from 'effect';
  * @param items - the work items
  * @param maxParallel - 1 or more
  * @param signal - cancels the remaining work
- * @param work - the per-item job; its signal aborts when the run is cancelled
+ * @param work - the per-item job; its signal aborts when the run is cancelled (a job declared
+ *   without the third parameter is given `signal` itself, and no signal is made per item)
  * @returns one settled result per item, in input order
  */
 export function mapBounded<T, R>(
@@ -20,8 +21,11 @@ export function mapBounded<T, R>(
   work: (item: T, index: number, signal: AbortSignal) => Promise<R>,
 ): Promise<PromiseSettledResult<R>[]> {
   if (signal.aborted) return Promise.reject(abortReason(signal));
+  // Effect makes (and at the end aborts) a signal per item only for a job that takes one: work
+  // that listens to a signal of its own (a stage call follows the turn's) does not pay for it.
+  const wantsSignal = work.length >= 3;
   const settle = (item: T, index: number) =>
-    Effect.tryPromise({ try: (itemSignal) => work(item, index, itemSignal), catch: (reason) => reason }).pipe(
+    Effect.tryPromise({ try: wantsSignal ? (itemSignal: AbortSignal) => work(item, index, itemSignal) : () => work(item, index, signal), catch: (reason) => reason }).pipe(
       Effect.match({
         onFailure: (reason): PromiseSettledResult<R> => ({ status: 'rejected', reason }),
         onSuccess: (value): PromiseSettledResult<R> => ({ status: 'fulfilled', value }),

@@ -82,28 +82,33 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
   // web results.
   const snippets = capSnippets([...local, ...(input.worldInfo ?? []), ...web], input.limits);
 
-  // 2. Research worker.
+  // 2. Research worker. Its request goes out first; what the characters read depends only on
+  // the player input, so their inputs are built while research waits for the model, not between
+  // its answer and their requests.
   stopIfLate('story/research');
+  const researching = started(() => runResearch(env, { publicHistory, recentConversation: input.recentConversation, snippets, playerInput }));
+  const characters = manifest.characters.filter((c) => c.enabled);
+  const characterInputs = characters.map((c) => ({
+    character: { id: c.id, name: c.name },
+    persona: files[personaPath(c.id)] ?? '',
+    // A character's older knowledge is searched with the player input only (its whole scope).
+    knowledge: windowed(knowledgePath(c.id), budget.knowledgeTokens, playerInput),
+    playerInput,
+  }));
   let research: ResearchBrief;
   try {
-    research = await runResearch(env, { publicHistory, recentConversation: input.recentConversation, snippets, playerInput });
+    research = await researching;
   } catch (error) {
     degrade('story/research', 'snippets', error);
     research = briefFromSnippets(snippets);
   }
 
-  // 3. Character workers, each on its own files only.
+  // 3. Character workers, each on its own files only. The director's history excerpts (chosen by
+  // the input and the brief) are picked while the characters wait for the model.
   stopIfLate('story/character');
-  const characters = manifest.characters.filter((c) => c.enabled);
-  const settled = await mapBounded(characters, maxParallel, env.signal, (c) =>
-    runCharacter(env, {
-      character: { id: c.id, name: c.name },
-      persona: files[personaPath(c.id)] ?? '',
-      // A character's older knowledge is searched with the player input only (its whole scope).
-      knowledge: windowed(knowledgePath(c.id), budget.knowledgeTokens, playerInput),
-      playerInput,
-    }),
-  );
+  const characterRuns = started(() => mapBounded(characterInputs, maxParallel, env.signal, (characterInput) => runCharacter(env, characterInput)));
+  const directorHistory = windowed(WORKSPACE_FILES.history, budget.historyTokens, [playerInput, ...research.facts].join('\n'));
+  const settled = await characterRuns;
   const proposals: { characterId: string; name: string; proposal: CharacterProposal }[] = [];
   settled.forEach((result, i) => {
     const c = characters[i]!;
@@ -125,7 +130,7 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
     outline: files[WORKSPACE_FILES.outline] ?? '',
     foreshadowing: files[WORKSPACE_FILES.foreshadowing] ?? '',
     // The director's excerpts are chosen by its own inputs (the input and the brief).
-    publicHistory: windowed(WORKSPACE_FILES.history, budget.historyTokens, [playerInput, ...research.facts].join('\n')),
+    publicHistory: directorHistory,
     research,
     proposals,
     sections,
@@ -159,6 +164,22 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
     degrade('story/editor', 'section-drafts', error);
     return assembleDrafts(drafts);
   }
+}
+
+/**
+ * Starts `run` now and returns its promise, awaited later: a synchronous throw becomes a rejection,
+ * and the promise counts as handled at once, so work done before the `await` (which may throw
+ * itself) never leaves an unhandled rejection behind.
+ */
+function started<T>(run: () => Promise<T>): Promise<T> {
+  let promise: Promise<T>;
+  try {
+    promise = run();
+  } catch (error) {
+    promise = Promise.reject(error);
+  }
+  promise.catch(() => undefined);
+  return promise;
 }
 
 async function searchWeb(input: PrepareDraftInput, degrade: (stage: string, fallback: string, error: unknown) => void): Promise<Snippet[]> {
