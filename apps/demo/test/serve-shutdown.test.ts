@@ -1,12 +1,10 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tempDataDir } from './helpers.js';
+import { buildDemo, startDemoServer } from './support/demo-server.js';
 
-const APP = join(dirname(fileURLToPath(import.meta.url)), '..');
 const children: ChildProcess[] = [];
 let dir = '';
 let cleanup: () => Promise<void> = async () => {};
@@ -33,15 +31,8 @@ async function startRateLimitedModel(): Promise<NonNullable<typeof limiter>> {
   return Object.assign(state, { server, baseUrl: `http://127.0.0.1:${port}/v1`, firstRequest });
 }
 
-function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-}
-
-beforeAll(() => {
-  // The child runs the compiled CLI; build it (incremental, fast when up to date).
-  execFileSync(process.execPath, [join(APP, '..', '..', 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.src.json'], { cwd: APP, stdio: 'pipe' });
-}, 180_000);
+// The child runs the compiled CLI; build it (incremental, fast when up to date).
+beforeAll(() => buildDemo(), 180_000);
 beforeEach(async () => {
   ({ dir, cleanup } = await tempDataDir());
   limiter = await startRateLimitedModel();
@@ -60,33 +51,17 @@ afterAll(() => {
 
 describe('serve shuts down while a model call waits for Retry-After', () => {
   it('exits cleanly within 5 s of SIGTERM', async () => {
-    const child = spawn(process.execPath, [join(APP, 'dist', 'cli', 'main.js'), '--data', dir, 'serve', '--port', '0'], {
-      cwd: APP,
-      env: { PATH: process.env.PATH ?? '', TROUPE_MODEL_BASE_URL: limiter!.baseUrl, TROUPE_MODEL: 'slow-model' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let err = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /web app: (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-    });
+    const server = await startDemoServer(dir, { TROUPE_MODEL_BASE_URL: limiter!.baseUrl, TROUPE_MODEL: 'slow-model' });
+    children.push(server.child);
+    const { child, url } = server;
     // A turn whose first model call is told to come back in 25 s.
     const turn = fetch(`${url}/api/sessions/s1/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'hello' }) })
       .then((response) => response.text())
       .catch(() => '');
     await limiter!.firstRequest;
     child.kill('SIGTERM');
-    const outcome = await Promise.race([exited(child), new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 5_000))]);
-    expect(outcome, err).toEqual({ code: 0, signal: null });
+    const outcome = await Promise.race([server.exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 5_000))]);
+    expect(outcome, server.stderr()).toEqual({ code: 0, signal: null });
     await turn;
     expect(limiter!.requests).toBe(1);
   }, 60_000);
