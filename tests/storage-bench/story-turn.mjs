@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createHarness } from '@troupe/kernel';
 import { selectStoryWorkspace, StoryWorkspaces, storyPlugin } from '@troupe/plugin-story';
-import { countingStorageFs, fsStorage } from '@troupe/storage-fs';
+import * as storageFs from '@troupe/storage-fs';
 // The plugin's own zero-latency story model (schema-conforming answers for every stage).
 import { instantModel } from '../../packages/plugin-story/bench/instant-model.mjs';
 
@@ -19,6 +19,8 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const PART = process.env.BENCH_PART ?? 'all';
 const SECTIONS = 3;
+/** Shown in the headings (e.g. `before` / `after` when two checkouts run side by side). */
+const LABEL = process.env.BENCH_LABEL ? ` (${process.env.BENCH_LABEL})` : '';
 
 /** The instant model's answers, each after exactly `ms` (cancellable). */
 function latencyModel(ms) {
@@ -42,13 +44,34 @@ function latencyModel(ms) {
   };
 }
 
+/**
+ * The package's counting fs layer; for a build of storage-fs from before it existed (to print a
+ * "before" column from an older checkout) a minimal stand-in counting the same calls.
+ */
+function countingFs() {
+  if (storageFs.countingStorageFs) return storageFs.countingStorageFs();
+  let calls = {};
+  const fs = Object.fromEntries(
+    Object.entries(storageFs.nodeStorageFs).map(([name, call]) => [
+      name,
+      async (...args) => {
+        const result = await call(...args);
+        calls[name] = (calls[name] ?? 0) + 1;
+        return result;
+      },
+    ]),
+  );
+  const total = () => Object.values(calls).reduce((sum, count) => sum + count, 0);
+  return { fs, counts: () => ({ total: total(), fsync: calls.fsync ?? 0, fsyncDir: calls.fsyncDir ?? 0, locks: calls.link ?? 0 }), reset: () => (calls = {}) };
+}
+
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 
 /** A workspace with `characters` characters, SECTIONS sections and one source, on fresh storage in a temp folder. */
 async function storyStorage(characters, maxParallel) {
   const root = await mkdtemp(join(tmpdir(), 'troupe-story-bench-'));
-  const counting = countingStorageFs();
-  const storage = fsStorage({ root, fs: counting.fs });
+  const counting = countingFs();
+  const storage = storageFs.fsStorage({ root, fs: counting.fs });
   const workspaces = new StoryWorkspaces(storage.trees);
   let ws = await workspaces.create('bench', { name: 'Bench', pipeline: { maxParallel } });
   for (let i = 0; i < characters; i++) ws = await workspaces.addCharacter('bench', ws.revision, { id: `c${i}`, name: `C${i}`, persona: 'p', knowledge: 'k' });
@@ -99,7 +122,7 @@ async function latencyRun(characters, maxParallel) {
 }
 
 if (PART === 'all' || PART === 'overhead') {
-  console.log(`## story turn on storage-fs at zero model latency (${TURNS} turns after ${WARMUP} warm-up, ${SECTIONS} sections, temp folder under ${tmpdir()})`);
+  console.log(`## story turn on storage-fs${LABEL} at zero model latency (${TURNS} turns after ${WARMUP} warm-up, ${SECTIONS} sections, temp folder under ${tmpdir()})`);
   console.log('| characters | maxParallel | ms per turn (p50) | p90 | fsync | fsyncDir | lock acquisitions | file operations |');
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [characters, maxParallel] of [
@@ -112,7 +135,7 @@ if (PART === 'all' || PART === 'overhead') {
   }
 }
 if (PART === 'all' || PART === 'latency') {
-  console.log(`\n## story turn on storage-fs, L = ${L} ms per model call (best of ${REPEATS})`);
+  console.log(`\n## story turn on storage-fs${LABEL}, L = ${L} ms per model call (best of ${REPEATS})`);
   console.log('| characters | maxParallel | waves | ideal (ms) | wall (ms) | wall / ideal |');
   console.log('|---:|---:|---:|---:|---:|---:|');
   for (const characters of [1, 4, 8]) {

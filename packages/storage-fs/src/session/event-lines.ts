@@ -1,5 +1,5 @@
 import { KernelStorageError, type NewSessionEvent, type SessionEvent } from '@troupe/kernel';
-import { StoredEventFieldsSchema } from '@troupe/kernel/storage';
+import { StoredEventFieldsSchema, storedEventJson } from '@troupe/kernel/storage';
 import * as z from 'zod';
 
 /** One stored line, validated when read back from disk (a trust boundary: players edit files). Field order as written. */
@@ -10,24 +10,14 @@ export const StoredEventSchema = z.object({
 });
 
 /**
- * The exact line stored for an event: fixed field order, so the bytes never depend on how the
- * caller built the object, and `\n`-terminated.
+ * The exact line stored for an event: the kernel's fixed field order (`storedEventJson`), so the
+ * bytes never depend on how the caller built the object, and `\n`-terminated.
  * @param event - the event with id and session id
+ * @param dataJson - the event's data as JSON text, when the caller already has it (an append: `serializeNewEvents`)
  * @returns one JSON line
  */
-export function eventLine(event: NewSessionEvent & { id: string; sessionId: string }): string {
-  const ordered: Record<string, unknown> = {
-    id: event.id,
-    sessionId: event.sessionId,
-    turnId: event.turnId,
-    step: event.step,
-    type: event.type,
-    ignorable: event.ignorable,
-    at: event.at,
-  };
-  if (event.key !== undefined) ordered.key = event.key;
-  ordered.data = event.data;
-  return `${JSON.stringify(ordered)}\n`;
+export function eventLine(event: NewSessionEvent & { id: string; sessionId: string }, dataJson: string = JSON.stringify(event.data)): string {
+  return `${storedEventJson(event, dataJson)}\n`;
 }
 
 /**

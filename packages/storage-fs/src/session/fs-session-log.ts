@@ -1,5 +1,5 @@
 import type { EventKey, HeldSessionTurn, LockSessionTurnOptions, NewSessionEvent, ReadEventsOptions, ReadTypedOptions, SessionEvent, SessionLog, SessionTurnLock, TypedEvents } from '@troupe/kernel';
-import { validateEventKey, validateNewEvents, validateReadTypedOptions, validateSessionId } from '@troupe/kernel/storage';
+import { serializeNewEvents, validateEventKey, validateReadTypedOptions, validateSessionId } from '@troupe/kernel/storage';
 import { asIoError, writeFully } from '../fs/atomic-write.js';
 import { readFileBytes } from '../fs/read-file.js';
 import { APPEND_NOFOLLOW, errorCode, type StorageFs } from '../fs/storage-fs.js';
@@ -75,7 +75,8 @@ export class FsSessionLog implements SessionLog, SessionTurnLock {
    */
   async append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {
     validateSessionId(sessionId);
-    validateNewEvents(events);
+    // Validation serialises each event's data; the lines are built from that text (never stringified twice).
+    const dataJson = serializeNewEvents(events);
     const fs = this.#options.fs;
     const paths = this.#sessions.paths(sessionId);
     await this.#sessions.assertRealFolder(sessionId);
@@ -85,7 +86,7 @@ export class FsSessionLog implements SessionLog, SessionTurnLock {
     return this.#sessions.locked(sessionId, { retry: false }, async (index, _paths, lock) => {
       let seq = index.nextSeq();
       const stored = events.map((event) => ({ ...event, id: `e${seq++}`, sessionId }));
-      const lines = stored.map(eventLine);
+      const lines = stored.map((event, at) => eventLine(event, dataJson[at]));
       const bytes = Buffer.from(lines.join(''), 'utf8');
       const created = index.size === 0 && !(await fs.lstat(paths.events));
       await lock.assertHeld('appending (nothing was appended)');
@@ -101,7 +102,9 @@ export class FsSessionLog implements SessionLog, SessionTurnLock {
         await fs.close(fd);
       }
       if (created) await fs.fsyncDir(paths.dir);
-      const result = lines.map((line) => parseEventLine(line.slice(0, -1), 'appended line'));
+      // The returned events are the stored lines read back (a copy, as a later read returns them);
+      // lines this store just built need no schema check.
+      const result = lines.map((line) => JSON.parse(line) as SessionEvent);
       const lengths = lines.map((line) => Buffer.byteLength(line, 'utf8'));
       const last = lengths.at(-1) ?? 0;
       index.addAppended(result, lengths, bytes.subarray(bytes.length - last));

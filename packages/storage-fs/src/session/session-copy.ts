@@ -91,7 +91,7 @@ async function createSessionFrom(sessions: LockedSessions, options: FsSessionLog
       const staging = join(options.dir, tempName());
       await fs.mkdir(staging);
       try {
-        const lines = events.map(eventLine);
+        const lines = events.map((event) => eventLine(event));
         await atomicWriteFile(fs, staging, EVENTS_FILE, Buffer.from(lines.join(''), 'utf8'));
         // The new session's index, so its first reader does not scan it.
         await atomicWriteFile(fs, staging, INDEX_FILE, indexFileFor(lines, events));

@@ -5,6 +5,7 @@ import { sha256Hex } from '@troupe/kernel/util';
 import { asIoError } from '../fs/atomic-write.js';
 import { type HeldLock, withFileLock } from '../fs/file-lock.js';
 import { KeyedQueue } from '../fs/keyed-queue.js';
+import { mapLimited } from '../fs/map-limited.js';
 import { readFileBytes } from '../fs/read-file.js';
 import type { StorageFs } from '../fs/storage-fs.js';
 import { assertWritablePath } from './safe-paths.js';
@@ -37,6 +38,9 @@ export interface FsTreeStoreOptions {
  * beyond it (its markers are read again from `.troupe/settled.jsonl` on its next settle).
  */
 export const MAX_CACHED_TREES = 64;
+
+/** Files read at once by a whole-tree read. */
+const PARALLEL_READS = 8;
 
 interface TreeState {
   readonly markers: SettledMarkers;
@@ -152,7 +156,7 @@ export class FsTreeStore implements TreeStore {
         if (content === null) delete files[path];
         else files[path] = sha256Hex(content);
       }
-      const change = { revision, writes: next, appends: [], files, settled: null };
+      const change = { revision, writes: next, appends: [], files, settled: null, signatures: signaturesOf(record) };
       const written = await applyChange(this.#options.fs, layout, this.#state(treeId).markers, change, guard);
       return { treeId, revision, files: (await readAll(this.#options.fs, layout, written)).files };
     });
@@ -201,7 +205,7 @@ export class FsTreeStore implements TreeStore {
       const appendsToManifest = appends.some(([path]) => path === MANIFEST_PATH);
       const writes = appendsToManifest ? new Map<string, string | null>() : await this.#stampManifest(layout, record, new Map(), revision);
       for (const [path, content] of writes) if (content !== null) files[path] = sha256Hex(content);
-      await applyChange(fs, layout, markers, { revision, writes, appends: blocks, files, settled: { marker, digest } }, guard);
+      await applyChange(fs, layout, markers, { revision, writes, appends: blocks, files, settled: { marker, digest }, signatures: signaturesOf(record) }, guard);
       return { applied: true, revision };
     });
   }
@@ -285,14 +289,15 @@ export class FsTreeStore implements TreeStore {
   /** Player edits (detected by stat signature, confirmed by hash) become their own revision. */
   async #absorbExternalEdits(layout: TreeLayout, record: TreeRecord, guard: LockGuard): Promise<TreeRecord> {
     const drift = await detectDrift(this.#options.fs, layout.dir, record);
-    if (!drift.edited) return record;
+    // Not edited: the same hashes, with the signatures just scanned (a touched file's is new).
+    if (!drift.edited) return { ...record, files: drift.files };
     const revision = record.revision + 1;
     const files: Record<string, string | null> = {};
     for (const [path, entry] of Object.entries(drift.files)) files[path] = entry.sha256;
     const writes = await this.#stampManifest(layout, { ...record, files: drift.files }, new Map(), revision);
     for (const [path, content] of writes) if (content !== null) files[path] = sha256Hex(content);
     const state = this.#state(layout.treeId);
-    return applyChange(this.#options.fs, layout, state.markers, { revision, writes, appends: [], files, settled: null }, guard);
+    return applyChange(this.#options.fs, layout, state.markers, { revision, writes, appends: [], files, settled: null, signatures: signaturesOf(drift) }, guard);
   }
 
   #layout(treeId: string): TreeLayout {
@@ -313,6 +318,13 @@ export class FsTreeStore implements TreeStore {
   }
 }
 
+/** Path → stat signature of the files of a record (or drift) scanned under the lock. */
+function signaturesOf(scanned: { readonly files: TreeRecord['files'] }): Record<string, string> {
+  const signatures: Record<string, string> = {};
+  for (const [path, entry] of Object.entries(scanned.files)) signatures[path] = entry.signature;
+  return signatures;
+}
+
 /** The record with the hashes it lacks filled in from `known`, where the file's stat is still the one hashed. */
 function withKnownHashes(record: TreeRecord, known: Map<string, FileEntry>): TreeRecord {
   if (known.size === 0) return record;
@@ -331,17 +343,19 @@ function withKnownHashes(record: TreeRecord, known: Map<string, FileEntry>): Tre
   return filled;
 }
 
-/** Reads every file of the tree, filling in hashes the record lacks (returns a new record then). */
+/** Reads every file of the tree (several at once), filling in hashes the record lacks (returns a new record then). */
 async function readAll(fs: StorageFs, layout: TreeLayout, record: TreeRecord): Promise<{ files: Record<string, string>; record: TreeRecord }> {
+  const entries = Object.entries(record.files);
+  const contents = await mapLimited(entries, PARALLEL_READS, async ([path]) => (await readFileBytes(fs, join(layout.dir, path))).toString('utf8'));
   const files: Record<string, string> = {};
   let filled = record;
-  for (const [path, entry] of Object.entries(record.files)) {
-    const content = (await readFileBytes(fs, join(layout.dir, path))).toString('utf8');
+  entries.forEach(([path, entry], at) => {
+    const content = contents[at] ?? '';
     files[path] = content;
     if (entry.sha256 === null) {
       if (filled === record) filled = { ...record, files: { ...record.files } };
       filled.files[path] = { ...entry, sha256: sha256Hex(content) };
     }
-  }
+  });
   return { files, record: filled };
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { sha256Hex } from '@troupe/kernel/util';
+import { mapLimited } from '../fs/map-limited.js';
 import { readFileBytes } from '../fs/read-file.js';
 import type { StorageFs } from '../fs/storage-fs.js';
 import { tempOwner } from '../fs/temp-names.js';
@@ -8,6 +9,8 @@ import { isTreePath } from './tree-paths.js';
 import type { TreeRecord } from './tree-record.js';
 
 const MAX_DEPTH = 8;
+/** Stats in flight at once while scanning a tree. */
+const PARALLEL_STATS = 16;
 
 /**
  * Lists the tree's files as they are on disk now: regular files whose path the kernel accepts.
@@ -19,16 +22,19 @@ const MAX_DEPTH = 8;
  */
 export async function scanTree(fs: StorageFs, treeDir: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  const walk = async (dir: string, prefix: string, depth: number): Promise<void> => {
-    for (const name of (await fs.readdir(dir)).sort()) {
-      if (name === META_FOLDER || tempOwner(name) !== undefined) continue;
+  // Entries of one folder are stat'ed together and sub-folders walked together; the map is
+  // still filled in sorted order, so records and snapshots list files the same way every time.
+  const walk = async (dir: string, prefix: string, depth: number): Promise<[string, string][]> => {
+    const names = (await fs.readdir(dir)).sort().filter((name) => name !== META_FOLDER && tempOwner(name) === undefined);
+    const entries = await mapLimited(names, PARALLEL_STATS, async (name): Promise<[string, string][]> => {
       const stat = await fs.lstat(join(dir, name));
       const rel = prefix === '' ? name : `${prefix}/${name}`;
-      if (stat?.kind === 'directory' && depth < MAX_DEPTH) await walk(join(dir, name), rel, depth + 1);
-      else if (stat?.kind === 'file' && isTreePath(rel)) found.set(rel, stat.signature);
-    }
+      if (stat?.kind === 'directory' && depth < MAX_DEPTH) return walk(join(dir, name), rel, depth + 1);
+      return stat?.kind === 'file' && isTreePath(rel) ? [[rel, stat.signature]] : [];
+    });
+    return entries.flat();
   };
-  await walk(treeDir, '', 1);
+  for (const [path, signature] of await walk(treeDir, '', 1)) found.set(path, signature);
   return found;
 }
 

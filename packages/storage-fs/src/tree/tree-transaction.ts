@@ -27,6 +27,11 @@ export interface TreeChange {
   readonly files: Readonly<Record<string, string | null>>;
   /** The settlement marker and digest to record, or null for a plain commit. */
   readonly settled: { marker: string; digest: string } | null;
+  /**
+   * Stat signatures of the files as just scanned under the lock: a file the change neither
+   * writes nor appends to keeps its signature in the new record without being stat'ed again.
+   */
+  readonly signatures?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -81,7 +86,7 @@ export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: Se
     for (const { stage } of writes) if (stage) await fs.unlink(join(layout.metaDir, stage)).catch(() => undefined);
     throw error;
   }
-  return rollForward(fs, layout, markers, intent, guard);
+  return rollForward(fs, layout, markers, intent, guard, change.signatures);
 }
 
 /**
@@ -100,7 +105,7 @@ export async function recoverIntent(fs: StorageFs, layout: TreeLayout, markers: 
   return rollForward(fs, layout, markers, intent, guard);
 }
 
-async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, intent: TreeIntent, guard: LockGuard): Promise<TreeRecord> {
+async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, intent: TreeIntent, guard: LockGuard, signatures: Readonly<Record<string, string>> = {}): Promise<TreeRecord> {
   await checkIntentTargets(fs, layout, intent);
   for (const { path, stage } of intent.writes) {
     const target = join(layout.dir, path);
@@ -139,8 +144,14 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
     await markers.refresh(fs, layout);
     await markers.append(fs, layout, intent.settled.marker, intent.settled.digest, intent.revision);
   }
+  const touched = new Set([...intent.writes.map((write) => write.path), ...intent.appends.map((append) => append.path)]);
   const files: TreeRecord['files'] = {};
   for (const [path, sha256] of Object.entries(intent.files)) {
+    const known = touched.has(path) ? undefined : signatures[path];
+    if (known !== undefined) {
+      files[path] = { sha256, signature: known };
+      continue;
+    }
     const stat = await fs.lstat(join(layout.dir, path));
     if (stat?.kind === 'file') files[path] = { sha256, signature: stat.signature };
   }
