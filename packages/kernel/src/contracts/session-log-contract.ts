@@ -53,6 +53,21 @@ export function describeSessionLogContract(name: string, make: () => Promise<Ses
         expect(await codeOf(log.read('s1', { afterId: 'e99' }))).toBe('SESSION_EVENT_NOT_FOUND');
       }));
 
+    it('stores the JSON round trip of the data, and no caller can change what is stored', () =>
+      withFixture(make, async ({ log }) => {
+        const data = { when: new Date('2026-01-01T00:00:00.000Z'), gone: undefined, nan: Number.NaN, list: [1, undefined, { text: '雾' }] };
+        const expected = JSON.parse(JSON.stringify(data)) as unknown;
+        const [appended] = await log.append('s1', [newEvent('test/json', data, { key: 'k' })]);
+        expect(appended?.data).toStrictEqual(expected);
+        data.list.push({ text: 'input changed later' });
+        (appended!.data as { list: unknown[] }).list.length = 0;
+        const [read] = await log.read('s1');
+        expect(read?.data).toStrictEqual(expected);
+        (read!.data as { nan: unknown }).nan = 'read changed';
+        expect((await log.findLatest('s1', { type: 'test/json', key: 'k' }))?.data).toStrictEqual(expected);
+        expect(Object.keys((await log.read('s1'))[0] ?? {})).toEqual(['id', 'sessionId', 'turnId', 'step', 'type', 'ignorable', 'at', 'key', 'data']);
+      }));
+
     it('finds the latest event by type and key', () =>
       withFixture(make, async ({ log }) => {
         await log.append('s1', [newEvent('story/draft', { v: 1 }, { key: 'k1' }), newEvent('story/draft', { v: 2 }, { key: 'k2' })]);

@@ -205,24 +205,24 @@ export function copyNewEvents(events: unknown): NewSessionEvent[] {
 }
 
 /**
- * The JSON text of a stored event in the order every store writes its fields (`id`, `sessionId`,
- * `turnId`, `step`, `type`, `ignorable`, `at`, `key` when set, `data`), with the data's text from
- * {@link serializeNewEvents} spliced in rather than serialised again. Equal to `JSON.stringify` of
- * that ordered object.
- * @param event - the validated event with its id and session id (its `data` is not read)
+ * The JSON text of a stored event in the order every store writes its fields (`id` and
+ * `sessionId` when given, then `turnId`, `step`, `type`, `ignorable`, `at`, `key` when set,
+ * `data`), with the data's text from {@link serializeNewEvents} spliced in rather than serialised
+ * again. Equal to `JSON.stringify` of that ordered object. A store that keeps the address apart
+ * (a database row) leaves `id` and `sessionId` out.
+ * @param event - the validated event, with its id and session id when the text carries them (its `data` is not read)
  * @param dataJson - the event's data as JSON text
  * @returns one JSON object, without a line break
  */
-export function storedEventJson(event: NewSessionEvent & { readonly id: string; readonly sessionId: string }, dataJson: string): string {
-  const fields: Record<string, unknown> = {
-    id: event.id,
-    sessionId: event.sessionId,
-    turnId: event.turnId,
-    step: event.step,
-    type: event.type,
-    ignorable: event.ignorable,
-    at: event.at,
-  };
+export function storedEventJson(event: NewSessionEvent & { readonly id?: string; readonly sessionId?: string }, dataJson: string): string {
+  const fields: Record<string, unknown> = {};
+  if (event.id !== undefined) fields.id = event.id;
+  if (event.sessionId !== undefined) fields.sessionId = event.sessionId;
+  fields.turnId = event.turnId;
+  fields.step = event.step;
+  fields.type = event.type;
+  fields.ignorable = event.ignorable;
+  fields.at = event.at;
   if (event.key !== undefined) fields.key = event.key;
   return `${JSON.stringify(fields).slice(0, -1)},"data":${dataJson}}`;
 }

@@ -1,5 +1,5 @@
 import { KernelStorageError, type NewSessionEvent, type SessionEvent } from '@troupe/kernel';
-import { StoredEventFieldsSchema } from '@troupe/kernel/storage';
+import { StoredEventFieldsSchema, storedEventJson } from '@troupe/kernel/storage';
 import type * as z from 'zod';
 import type { Row } from '../db/database.js';
 
@@ -18,12 +18,13 @@ export interface EventColumns {
  * The stored form of an event. The body keeps the same field order as the filesystem store's
  * lines, so exports from both are identical.
  * @param event - a validated event
+ * @param dataJson - its data as JSON text, from `serializeNewEvents` (serialised here when not given)
  */
-export function eventColumns(event: NewSessionEvent): EventColumns {
-  const body: Record<string, unknown> = { turnId: event.turnId, step: event.step, type: event.type, ignorable: event.ignorable, at: event.at };
-  if (event.key !== undefined) body.key = event.key;
-  body.data = event.data;
-  return { type: event.type, lookupKey: event.key === undefined ? null : lookupKeyOf(event.key), body: JSON.stringify(body) };
+export function eventColumns(event: NewSessionEvent, dataJson: string = JSON.stringify(event.data)): EventColumns {
+  const { turnId, step, type, ignorable, at, key } = event;
+  // Only the event fields: the address (`id`, `sessionId`) follows from the row.
+  const body = storedEventJson({ turnId, step, type, ignorable, at, ...(key === undefined ? {} : { key }), data: null }, dataJson);
+  return { type, lookupKey: key === undefined ? null : lookupKeyOf(key), body };
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   type SessionTurnLock,
   type TypedEvents,
 } from '@troupe/kernel';
-import { parseExport, validateEventKey, validateNewEvents, validateReadTypedOptions, validateSessionId } from '@troupe/kernel/storage';
+import { parseExport, serializeNewEvents, validateEventKey, validateReadTypedOptions, validateSessionId } from '@troupe/kernel/storage';
 import type { Database, Queryable, Row } from '../db/database.js';
 import { SESSION_EVENTS_CHANNEL } from '../live/channels.js';
 import type { PgTurnLocks } from '../turn/pg-turn-locks.js';
@@ -75,8 +75,9 @@ export class PgSessionLog implements SessionLog, SessionTurnLock {
 
   async append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {
     validateSessionId(sessionId);
-    validateNewEvents(events);
-    const columns = events.map(eventColumns);
+    // The one serialisation of each event's data: it is the validation and the stored body.
+    const dataTexts = serializeNewEvents(events);
+    const columns = events.map((event, index) => eventColumns(event, dataTexts[index]));
     const rows = await this.#db.query(`append to session "${sessionId}"`, APPEND, [
       sessionId,
       columns.length,
@@ -174,7 +175,7 @@ export class PgSessionLog implements SessionLog, SessionTurnLock {
   async import(sessionId: string, jsonl: string): Promise<void> {
     validateSessionId(sessionId);
     const events = parseExport(jsonl);
-    const columns = events.map(eventColumns);
+    const columns = events.map((event) => eventColumns(event));
     const seqs = events.map((event) => sequenceOf(event.id) ?? 0);
     await this.#db.transaction(`import session "${sessionId}"`, async (tx) => {
       await createSession(tx, sessionId);
