@@ -1,9 +1,13 @@
 // Benchmarks for @troupe/plugin-story (run with `pnpm bench`, after `tsc -b`).
 // 1. Pipeline: turn wall time / ideal critical path with a fixed simulated latency L per model call.
 // 2. Retrieval: index build and query time over 1 MB and 10 MB of mixed Chinese/English Markdown.
-import { createHarness } from '@troupe/kernel';
-import { MemorySessionLog, MemoryTreeStore } from '@troupe/kernel/testing';
-import { selectStoryWorkspace, StoryWorkspaces, storyPlugin } from '../dist/index.js';
+// `BENCH_BEFORE=<checkout>` (another built clone or worktree) also runs the pipeline of that tree,
+// alternating with this one per configuration, for before/after rows from one run.
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as kernel from '@troupe/kernel';
+import * as testing from '@troupe/kernel/testing';
+import * as story from '../dist/index.js';
 import MiniSearch from 'minisearch';
 import { chunkMarkdown } from '../dist/retrieval/chunk-markdown.js';
 import { SourceIndex } from '../dist/retrieval/source-index.js';
@@ -47,7 +51,21 @@ if (process.env.BENCH_MODEL !== 'fixed') try {
   // not built or not installed: keep the fallback
 }
 
-async function pipelineRun(characters, maxParallel) {
+const pipelineTrees = [{ label: 'this tree', kernel, testing, story }];
+if (process.env.BENCH_BEFORE) {
+  const at = (file) => pathToFileURL(path.join(path.resolve(process.env.BENCH_BEFORE), file)).href;
+  pipelineTrees.unshift({
+    label: 'before',
+    kernel: await import(at('packages/kernel/dist/index.js')),
+    testing: await import(at('packages/kernel/dist/testing/index.js')),
+    story: await import(at('packages/plugin-story/dist/index.js')),
+  });
+}
+
+async function pipelineRun(tree, characters, maxParallel) {
+  const { createHarness } = tree.kernel;
+  const { MemorySessionLog, MemoryTreeStore } = tree.testing;
+  const { selectStoryWorkspace, StoryWorkspaces, storyPlugin } = tree.story;
   const trees = new MemoryTreeStore();
   const sessionLog = new MemorySessionLog();
   const workspaces = new StoryWorkspaces(trees);
@@ -174,13 +192,18 @@ async function timerFloor(waves) {
 }
 
 console.log(`## pipeline (${modelLabel}, L = ${L} ms per model call, ${SECTIONS} sections, best of ${REPEATS})`);
-console.log('| characters | maxParallel | waves | ideal (ms) | timer floor (ms) | wall (ms) | wall / ideal | wall / floor |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+const treeColumn = pipelineTrees.length > 1;
+console.log(`| ${treeColumn ? 'tree | ' : ''}characters | maxParallel | waves | ideal (ms) | timer floor (ms) | wall (ms) | wall / ideal | wall / floor |`);
+console.log(`|${treeColumn ? '---|' : ''}---:|---:|---:|---:|---:|---:|---:|---:|`);
 for (const characters of [1, 4, 8]) {
   for (const maxParallel of [1, 4, 8]) {
-    const { wall, ideal, waves } = await pipelineRun(characters, maxParallel);
-    const floor = await timerFloor(waves);
-    console.log(`| ${characters} | ${maxParallel} | ${waves} | ${ideal} | ${floor.toFixed(1)} | ${wall.toFixed(1)} | ${(wall / ideal).toFixed(3)} | ${(wall / floor).toFixed(3)} |`);
+    for (const tree of pipelineTrees) {
+      const { wall, ideal, waves } = await pipelineRun(tree, characters, maxParallel);
+      const floor = await timerFloor(waves);
+      console.log(
+        `| ${treeColumn ? `${tree.label} | ` : ''}${characters} | ${maxParallel} | ${waves} | ${ideal} | ${floor.toFixed(1)} | ${wall.toFixed(1)} | ${(wall / ideal).toFixed(3)} | ${(wall / floor).toFixed(3)} |`,
+      );
+    }
   }
 }
 if (process.env.BENCH_RETRIEVAL === '0') process.exit(0);
