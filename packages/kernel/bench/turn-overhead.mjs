@@ -2,12 +2,19 @@
 // register a handler on every hook. Run with `pnpm bench` (after a build).
 // Before/after in one run: `BENCH_BASELINE=<a kernel dist/ folder> node bench/turn-overhead.mjs`
 // measures that build and this one alternately (the folder must sit inside packages/kernel so its
-// imports resolve, e.g. `.tmp/baseline/dist` copied from a build of the base commit).
-import { resolve } from 'node:path';
+// imports resolve, e.g. `.tmp/baseline/dist` copied from a build of the base commit). Several
+// baselines: separate the folders with commas; each is labelled by its folder name.
+import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const builds = [{ label: 'this build', dir: new URL('../dist/', import.meta.url).href }];
-if (process.env.BENCH_BASELINE) builds.unshift({ label: 'baseline', dir: `${pathToFileURL(resolve(process.env.BENCH_BASELINE)).href}/` });
+const baselines = (process.env.BENCH_BASELINE ?? '').split(',').filter(Boolean);
+builds.unshift(
+  ...baselines.map((folder) => ({
+    label: baselines.length > 1 ? basename(resolve(folder, folder.endsWith('dist') || folder.endsWith('dist/') ? '..' : '.')) : 'baseline',
+    dir: `${pathToFileURL(resolve(folder)).href}/`,
+  })),
+);
 const kernels = await Promise.all(
   builds.map(async (build) => ({ ...build, kernel: await import(`${build.dir}index.js`), testing: await import(`${build.dir}testing/index.js`) })),
 );
@@ -70,7 +77,7 @@ for (const kind of ['sync', 'async']) {
     }
   }
   for (const build of kernels) {
-    const prefix = kernels.length > 1 ? `${build.label.padEnd(10)} ` : '';
+    const prefix = kernels.length > 1 ? `${build.label.padEnd(Math.max(10, ...kernels.map((entry) => entry.label.length)))} ` : '';
     for (const plugins of [0, 3, 30]) {
       const result = build.results[plugins];
       console.log(`  ${prefix}${kind.padEnd(5)} ${String(plugins).padStart(2)} no-op plugins: median ${result.median.toFixed(1)} µs/turn (best batch ${result.best.toFixed(1)} µs)`);

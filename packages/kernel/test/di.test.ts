@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { createHarness, KernelError, type Logger, Tokens } from '@troupe/kernel';
-import { inject, injectable } from '@troupe/kernel/di';
-import { MemorySessionLog, ScriptedChatModel } from '@troupe/kernel/testing';
+import { createHarness, createModelRegistry, type HarnessOptions, KernelError, type Logger, type TurnContext, Tokens } from '@troupe/kernel';
+import { type InjectionToken, inject, injectable } from '@troupe/kernel/di';
+import { ManualClock, MemorySessionLog, ScriptedChatModel } from '@troupe/kernel/testing';
 import { describe, expect, it } from 'vitest';
 import { rejectionOf, testPlugin } from './helpers.js';
 
@@ -17,8 +17,23 @@ class Greeter {
   }
 }
 
-const boot = (plugin: ReturnType<typeof testPlugin>, provide = [] as Parameters<typeof createHarness>[0]['provide']) =>
-  createHarness({ plugins: [plugin], model: new ScriptedChatModel(), sessionLog: new MemorySessionLog(), ...(provide ? { provide } : {}) });
+const boot = (plugin: ReturnType<typeof testPlugin>, provide = [] as HarnessOptions['provide'], options: Partial<HarnessOptions> = {}) =>
+  createHarness({ plugins: [plugin], model: new ScriptedChatModel(), sessionLog: new MemorySessionLog(), ...(provide ? { provide } : {}), ...options });
+
+/**
+ * A plugin that records what it gets for `token`: resolved at setup, and what a turn's handlers
+ * see through their context (`fromTurn`), so a test proves an app override reaches both.
+ */
+function seenByPlugin<T>(token: InjectionToken<T>, fromTurn: (turn: TurnContext) => T) {
+  const seen: { atSetup?: T; inTurn?: T } = {};
+  const plugin = testPlugin('observer', (ctx) => {
+    seen.atSetup = ctx.resolve(token);
+    ctx.hooks.preActor((_input, turn) => {
+      seen.inTurn = fromTurn(turn);
+    });
+  });
+  return { plugin, seen };
+}
 
 describe('DI that composes', () => {
   it('builds plugin services with their @inject dependencies; an app override wins over the plugin default', async () => {
@@ -51,6 +66,40 @@ describe('DI that composes', () => {
     const second = await boot(plugin, [{ token: Greeting, useFactory: () => `built ${++built}` }]);
     expect(resolved.at(-1)).toBe('built 2'); // one container per harness: nothing shared
     await Promise.all([harness.close(), second.close()]);
+  });
+
+  it('an app-provided Tokens.Clock reaches plugins and drives the kernel: event times and the turn deadline', async () => {
+    const clock = new ManualClock(Date.UTC(2030, 0, 1));
+    const { plugin, seen } = seenByPlugin(Tokens.Clock, (turn) => turn.clock);
+    const model = new ScriptedChatModel({ byStage: { actor: ['in time', () => new Promise<string>(() => {})] } });
+    const harness = await boot(plugin, [{ token: Tokens.Clock, useValue: clock }], { model, turnDeadlineMs: 30_000 });
+    const first = await harness.runTurn({ sessionId: 's', text: 'hi' });
+    expect(first.events[0]?.at).toBe('2030-01-01T00:00:00.000Z');
+    expect(seen.atSetup).toBe(clock);
+    expect(seen.inTurn).toBe(clock);
+    // The second actor call never answers: only the app's virtual clock can end the turn.
+    const second = rejectionOf(harness.runTurn({ sessionId: 's', text: 'again' }));
+    await clock.advance(30_000);
+    expect(((await second) as KernelError).code).toBe('KERNEL_TURN_DEADLINE_EXCEEDED');
+    const failed = (await harness.resolve(Tokens.SessionLog).read('s')).find((event) => event.type === 'kernel/turn-failed');
+    expect(failed?.at).toBe('2030-01-01T00:00:30.000Z');
+    await harness.close();
+  });
+
+  it('an app-provided Tokens.ModelRegistry answers the actor and reaches plugins, over the `model` option', async () => {
+    const appModel = new ScriptedChatModel({ id: 'from-the-app', fallback: 'the app model answered' });
+    const registry = createModelRegistry(appModel);
+    for (const options of [{}, { model: undefined }] as Partial<HarnessOptions>[]) {
+      const { plugin, seen } = seenByPlugin(Tokens.ModelRegistry, (turn) => turn.models);
+      // With `model` left at boot's default the override still wins; without it the provider is enough.
+      const harness = await boot(plugin, [{ token: Tokens.ModelRegistry, useValue: registry }], options);
+      expect((await harness.runTurn({ sessionId: 's', text: 'hi' })).reply).toBe('the app model answered');
+      expect(seen.atSetup).toBe(registry);
+      expect(seen.inTurn).toBe(registry);
+      expect(harness.resolve(Tokens.ModelRegistry)).toBe(registry);
+      await harness.close();
+    }
+    expect(appModel.callsFor('actor')).toHaveLength(2);
   });
 
   it('a required token nothing provides is a boot error that names it', async () => {

@@ -74,6 +74,34 @@ describe('turn deadline and reply size cap', () => {
     }
   });
 
+  it('turns running at once each end at their own deadline, and a turn that finishes in time is untouched', async () => {
+    const clock = new ManualClock();
+    const deaf: ChatModel = { id: 'deaf', generate: (request) => (request.meta.sessionId === 'quick' ? clock.sleep(5_000).then(() => ({ text: 'in time' })) : new Promise(() => {})) };
+    const { harness, sessionLog } = await createTestHarness({ clock, turnDeadlineMs: 30_000, models: createModelRegistry(deaf) });
+    const settledAt = new Map<string, number>();
+    const track = (sessionId: string) =>
+      harness.runTurn({ sessionId, text: 'hello?' }).then(
+        () => settledAt.set(sessionId, clock.now()),
+        () => settledAt.set(sessionId, clock.now()),
+      );
+    const start = clock.now();
+    const early = track('early');
+    await clock.advance(10_000);
+    const late = track('late');
+    const quick = track('quick');
+    await clock.advance(20_000);
+    expect(settledAt.get('early')).toBe(start + 30_000);
+    expect(settledAt.has('late')).toBe(false);
+    await clock.advance(10_000);
+    await Promise.all([early, late, quick]);
+    expect(settledAt.get('late')).toBe(start + 40_000);
+    expect(settledAt.get('quick')).toBe(start + 15_000);
+    expect(await types(sessionLog, 'early')).toEqual(['kernel/turn-failed']);
+    expect(await types(sessionLog, 'late')).toEqual(['kernel/turn-failed']);
+    expect(await types(sessionLog, 'quick')).toEqual(['kernel/turn-committed']);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it('a turn within its limits leaves no timer behind; bad limits are refused at boot', async () => {
     const clock = new ManualClock();
     const { harness } = await createTestHarness({ clock, maxReplyChars: 50 });

@@ -1,4 +1,3 @@
-import { Effect, Exit, type Fiber, Scope } from 'effect';
 import { isAbortError } from '../abort.js';
 import { describeError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
@@ -6,6 +5,7 @@ import type { Logger } from '../ports/logger.js';
 import type { NewSessionEvent, SessionLog } from '../ports/session-log.js';
 import { systemClock } from '../ports/clock.js';
 import { runWithin } from '../timing/on-clock.js';
+import { FiberScope } from './fiber-scope.js';
 
 /** An event a background task records; the task's session, turn and step are filled in. */
 export interface BackgroundEvent {
@@ -64,12 +64,6 @@ export interface CloseBackgroundOptions {
   readonly timeoutMs?: number;
 }
 
-interface TrackedTask {
-  readonly handle: BackgroundTaskHandle;
-  readonly controller: AbortController;
-  readonly fiber: Fiber.Fiber<void>;
-}
-
 /**
  * Tracks work that outlives a turn (e.g. DIO task polling and its retries). Every task is an
  * Effect fiber forked into the harness's scope: it is cancellable, its failures are recorded as
@@ -77,8 +71,7 @@ interface TrackedTask {
  * behind — a task that ignores its signal is interrupted too, not waited for.
  */
 export class BackgroundTasks {
-  readonly #tasks = new Set<TrackedTask>();
-  readonly #scope = Scope.makeUnsafe();
+  readonly #fibers = new FiberScope();
   readonly #sessionLog: SessionLog;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -97,7 +90,7 @@ export class BackgroundTasks {
 
   /** Number of tasks still running. */
   get size(): number {
-    return this.#tasks.size;
+    return this.#fibers.size;
   }
 
   /**
@@ -147,25 +140,12 @@ export class BackgroundTasks {
         );
       }
     };
-    const fiber = Effect.runSync(Effect.forkIn(Effect.promise(body), this.#scope));
-    let tracked: TrackedTask | undefined;
-    const done = new Promise<void>((resolve) => {
-      fiber.addObserver(() => {
-        if (tracked) this.#tasks.delete(tracked);
-        resolve();
-      });
-    });
-    const handle: BackgroundTaskHandle = {
+    const job = this.#fibers.fork(controller, body);
+    return {
       name,
-      done,
-      abort: (reason?: unknown) => {
-        controller.abort(reason ?? new DOMException(`Background task "${name}" was aborted`, 'AbortError'));
-        fiber.interruptUnsafe();
-      },
+      done: job.done,
+      abort: (reason?: unknown) => job.interrupt(reason ?? new DOMException(`Background task "${name}" was aborted`, 'AbortError')),
     };
-    tracked = { handle, controller, fiber };
-    if (fiber.pollUnsafe() === undefined) this.#tasks.add(tracked);
-    return handle;
   }
 
   /**
@@ -175,14 +155,10 @@ export class BackgroundTasks {
   async close(options: CloseBackgroundOptions = {}): Promise<void> {
     this.#closed = true;
     if (options.mode === 'drain') {
-      const all = Promise.all([...this.#tasks].map((task) => task.handle.done));
-      if (options.timeoutMs === undefined) await all;
-      else await runWithin(systemClock, options.timeoutMs, new AbortController().signal, () => 'timeout', () => all).catch(() => undefined);
+      if (options.timeoutMs === undefined) await this.#fibers.idle();
+      else await runWithin(systemClock, options.timeoutMs, new AbortController().signal, () => 'timeout', () => this.#fibers.idle()).catch(() => undefined);
     }
     // Whatever still runs sees the close as its abort reason, then its fiber is interrupted.
-    const reason = new DOMException('The harness was closed', 'AbortError');
-    for (const task of this.#tasks) task.controller.abort(reason);
-    await Effect.runPromise(Scope.close(this.#scope, Exit.void));
-    await Promise.all([...this.#tasks].map((task) => task.handle.done));
+    await this.#fibers.close(new DOMException('The harness was closed', 'AbortError'));
   }
 }

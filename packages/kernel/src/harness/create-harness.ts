@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BackgroundTasks } from '../background/background-tasks.js';
+import { FiberScope } from '../background/fiber-scope.js';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { ServiceProvider } from '../di/service-providers.js';
 import { Tokens } from '../di/tokens.js';
@@ -16,9 +17,10 @@ import { silentLogger, type Logger } from '../ports/logger.js';
 import { createModelRegistry } from '../ports/model-registry.js';
 import { TokenCounters } from '../budget/token-counter.js';
 import { HistoryCache } from '../turn/history-cache.js';
-import { finishCommittedTurn, finishCommittedTurnQuietly } from '../turn/finish-committed-turn.js';
+import { FinishedCommits, finishCommittedTurn, finishCommittedTurnQuietly } from '../turn/finish-committed-turn.js';
 import { parseTurnInput, runTurn, type TurnServices } from '../turn/run-turn.js';
 import { withSessionTurnLock } from '../turn/session-turn-queue.js';
+import { TurnDeadlines } from '../turn/turn-deadlines.js';
 import { resolveTurnLimits } from '../turn/turn-limits.js';
 import { runWithin } from '../timing/on-clock.js';
 import { KERNEL_VERSION } from '../version.js';
@@ -51,7 +53,7 @@ const DEFAULT_TIMEOUTS: Readonly<Record<HookName, number>> = { preActor: 600_000
  *   KERNEL_SERVICE_MISSING (a plugin needs a token nothing provides)
  */
 export async function createHarness(options: HarnessOptions): Promise<Harness> {
-  const models = pickModels(options);
+  const givenModels = pickModels(options);
   if (!options.sessionLog) throw new KernelError('KERNEL_HARNESS_INVALID', 'createHarness needs a sessionLog');
   const limits = resolveTurnLimits(options);
   const plugins = options.plugins ?? [];
@@ -66,12 +68,18 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   root.register(Tokens.Clock, { useValue: options.clock ?? systemClock });
   root.register(Tokens.Logger, { useValue: options.logger ?? silentLogger });
   root.register(Tokens.SessionLog, { useValue: options.sessionLog });
-  root.register(Tokens.ModelRegistry, { useValue: models });
+  if (givenModels) root.register(Tokens.ModelRegistry, { useValue: givenModels });
   root.register(Tokens.Fetch, { useValue: (input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, init) });
   if (options.trees) root.register(Tokens.TreeStore, { useValue: options.trees });
   // The app's providers override the defaults above and every plugin's (plugins provide theirs
   // only for tokens nobody registered here).
   for (const provider of options.provide ?? []) di.registerProvider(root, provider);
+  // What the kernel itself uses comes from the container too, so an app's override reaches the
+  // turn (deadlines, event times, the actor's model) as well as the plugins.
+  if (!root.isRegistered(Tokens.ModelRegistry)) {
+    throw new KernelError('KERNEL_HARNESS_INVALID', 'createHarness needs a `model` (ChatModel) or `models` (ModelRegistry), or a provider for Tokens.ModelRegistry');
+  }
+  const models = di.resolveService(root, Tokens.ModelRegistry);
   const clock = di.resolveService(root, Tokens.Clock);
   const logger = di.resolveService(root, Tokens.Logger);
   const background = new BackgroundTasks(options.sessionLog, clock, logger.child({ component: 'background' }));
@@ -97,8 +105,8 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   }
   hooks.freeze();
 
-  // Aborted only when close() reaches its deadline: cuts committed turns' postReview work short.
-  const afterCommit = new AbortController();
+  // Committed turns' postReview work: drained by close(), interrupted when its grace runs out.
+  const committedWork = new FiberScope();
   const runner: HookRunnerSettings = {
     timeouts: { ...DEFAULT_TIMEOUTS, ...options.hookTimeouts },
     slowWarningMs: options.slowHookWarningMs ?? 3_000,
@@ -119,10 +127,14 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     scenario: options.scenario ?? {},
     logger,
     generateTurnId: options.generateTurnId ?? randomUUID,
-    afterCommit: afterCommit.signal,
+    committedWork,
+    finishedCommits: new FinishedCommits(),
     limits,
+    deadlines: new TurnDeadlines(clock, limits.turnDeadlineMs),
+    // Node warns past 10 listeners on one signal; only parallel postReview handlers get near that.
+    manyTurnSignalListeners: hooks.get('postReview').length > 4,
   };
-  return new KernelHarness(services, root, background, closeCallbacks, afterCommit);
+  return new KernelHarness(services, root, background, closeCallbacks);
 }
 
 /** Earlier turns a turn reads by default: far more than any context window holds, still bounded. */
@@ -136,11 +148,12 @@ function validMaxHistoryTurns(value: number | undefined): number {
   return value;
 }
 
-function pickModels(options: HarnessOptions): ModelRegistry {
+/** The registry `model` or `models` gives (`undefined` with neither: an app provider may give it). */
+function pickModels(options: HarnessOptions): ModelRegistry | undefined {
   if (options.model && options.models) throw new KernelError('KERNEL_HARNESS_INVALID', 'Give createHarness either `model` or `models`, not both');
   if (options.models) return options.models;
   if (options.model) return createModelRegistry(options.model);
-  throw new KernelError('KERNEL_HARNESS_INVALID', 'createHarness needs a `model` (ChatModel) or `models` (ModelRegistry)');
+  return undefined;
 }
 
 function setupContext(
@@ -182,7 +195,6 @@ class KernelHarness implements Harness {
   readonly #root: DependencyContainer;
   readonly #background: BackgroundTasks;
   readonly #closeCallbacks: Array<() => void | Promise<void>>;
-  readonly #afterCommit: AbortController;
   // Turns of one session run in call order; different sessions run concurrently.
   readonly #sessionQueues = new Map<string, Promise<unknown>>();
   // Aborted when close() starts: work still waiting for another process's turn lock gives up.
@@ -194,9 +206,7 @@ class KernelHarness implements Harness {
     root: DependencyContainer,
     background: BackgroundTasks,
     closeCallbacks: Array<() => void | Promise<void>>,
-    afterCommit: AbortController,
   ) {
-    this.#afterCommit = afterCommit;
     this.#services = services;
     this.#root = root;
     this.#background = background;
@@ -214,7 +224,7 @@ class KernelHarness implements Harness {
     return this.#enqueue(
       input.sessionId,
       async (services) => {
-        await finishCommittedTurnQuietly(services, input.sessionId, services.afterCommit);
+        await finishCommittedTurnQuietly(services, input.sessionId);
         return runTurn(services, input, options);
       },
       options.signal,
@@ -223,7 +233,7 @@ class KernelHarness implements Harness {
 
   finishCommittedTurn(sessionId: string): Promise<boolean> {
     if (this.#closing) return Promise.reject(new KernelError('KERNEL_HARNESS_CLOSED', 'This harness is closed; create a new one to finish turns'));
-    return this.#enqueue(sessionId, (services) => finishCommittedTurn(services, sessionId, services.afterCommit));
+    return this.#enqueue(sessionId, (services) => finishCommittedTurn(services, sessionId));
   }
 
   async continueTurn(request: ContinueTurnRequest, options: RunTurnOptions = {}): Promise<TurnResult> {
@@ -233,7 +243,7 @@ class KernelHarness implements Harness {
       sessionId,
       async (services) => {
         const { input, continuation } = await planContinuation(services, request);
-        await finishCommittedTurnQuietly(services, input.sessionId, services.afterCommit);
+        await finishCommittedTurnQuietly(services, input.sessionId);
         return runTurn(services, input, options, continuation);
       },
       options.signal,
@@ -277,23 +287,20 @@ class KernelHarness implements Harness {
   }
 
   /**
-   * Waits for running turns, including committed turns' postReview work. With a deadline, what is
-   * still running then is aborted: a committed turn cut short is finished by the next start.
+   * Waits for running turns, including committed turns' postReview work (fibers in the harness's
+   * scope, which the turns wait for, so a session's queue holds them too). With a grace
+   * (`timeoutMs`), the postReview work still running when it ends is interrupted (its signal
+   * aborts with `KERNEL_HARNESS_CLOSED`, and so does work of turns that commit later): a
+   * committed turn cut short is finished by the next start.
    */
-  async #drainTurns(deadlineMs: number | undefined): Promise<void> {
-    const all = Promise.all([...this.#sessionQueues.values()]);
-    if (deadlineMs === undefined) {
-      await all;
-      return;
-    }
-    const drained = await runWithin(systemClock, deadlineMs, new AbortController().signal, () => 'deadline', () => all).then(
-      () => true,
-      () => false,
+  async #drainTurns(graceMs: number | undefined): Promise<void> {
+    const all = () => Promise.all([...this.#sessionQueues.values()]);
+    if (graceMs === undefined) await all();
+    else await runWithin(systemClock, graceMs, new AbortController().signal, () => 'grace', all).catch(() => undefined);
+    await this.#services.committedWork.close(
+      new KernelError('KERNEL_HARNESS_CLOSED', 'The harness closed before the postReview work of a committed turn finished; the next start finishes it'),
     );
-    if (!drained) {
-      this.#afterCommit.abort(new KernelError('KERNEL_HARNESS_CLOSED', 'The harness closed before the postReview work of a committed turn finished; the next start finishes it'));
-      await all;
-    }
+    await all();
   }
 
   resolve<T>(token: InjectionToken<T>): T {

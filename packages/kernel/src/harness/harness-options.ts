@@ -15,7 +15,10 @@ import type { EditTurnRequest, RemoveTurnsRequest, SelectStepRequest } from '../
 import type { ContinueTurnRequest } from '../turn/continue-turn.js';
 import type { CommittedTurnRecord } from '../turn/session-history.js';
 
-/** Options of {@link createHarness}. Give exactly one of `model` and `models`. */
+/**
+ * Options of {@link createHarness}. Give exactly one of `model` and `models` (or provide
+ * `Tokens.ModelRegistry` in `provide`).
+ */
 export interface HarnessOptions {
   // biome-ignore lint/suspicious/noExplicitAny: a harness takes plugins of any config type.
   readonly plugins?: readonly PluginDefinition<any>[];
@@ -59,6 +62,8 @@ export interface HarnessOptions {
   /**
    * Services the app provides by token, overriding the kernel's and the plugins' defaults (e.g.
    * `Tokens.Fetch`, a plugin's web search provider). Registered in this harness's own container.
+   * The kernel resolves its own `Tokens.Clock`, `Tokens.Logger` and `Tokens.ModelRegistry` from it
+   * too, so an override there also drives turn deadlines, event times and the actor's model.
    */
   readonly provide?: readonly ServiceProvider[];
 }

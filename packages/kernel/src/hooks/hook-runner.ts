@@ -5,6 +5,7 @@ import { describeError, KernelError } from '../errors.js';
 import type { Logger } from '../ports/logger.js';
 import type { TurnState } from '../turn/turn-state.js';
 import { LazyHandlerSignal } from './handler-signal.js';
+import { settledSoon } from './settled-soon.js';
 import type { HookName, RegisteredHandler, TurnHooks } from './hook-types.js';
 
 /** Harness-wide settings the runner needs. */
@@ -78,31 +79,6 @@ export async function runHandler<K extends HookName>(
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
-}
-
-// How many promise jobs a handler may take and still count as "already settled": an async
-// handler that awaits nothing (or only settled promises) settles within a few jobs.
-const SETTLE_PROBE_JOBS = 4;
-
-/**
- * The handler's result when its promise settles within a few promise jobs (no timer, listener or
- * Effect fiber needed: it cannot time out any more), else `undefined` and the caller waits with a
- * deadline. Rejects with the handler's failure when it failed that quickly.
- */
-async function settledSoon(result: PromiseLike<unknown>): Promise<{ value: unknown } | undefined> {
-  let outcome: { value: unknown } | { error: unknown } | undefined;
-  result.then(
-    (value) => {
-      outcome = { value };
-    },
-    (error: unknown) => {
-      outcome = { error };
-    },
-  );
-  for (let job = 0; job < SETTLE_PROBE_JOBS && outcome === undefined; job++) await undefined;
-  if (outcome === undefined) return undefined;
-  if ('error' in outcome) throw outcome.error;
-  return outcome;
 }
 
 /**

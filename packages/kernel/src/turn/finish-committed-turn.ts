@@ -1,4 +1,5 @@
 import { describeError } from '../errors.js';
+import type { SessionEvent } from '../ports/session-log.js';
 import { runIsolated } from '../hooks/hook-runner.js';
 import type { TurnServices } from './run-turn.js';
 import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
@@ -27,26 +28,64 @@ export function postReviewDoneKey(turnId: string, step: number): string {
 }
 
 /**
+ * The commits whose postReview work this harness knows is done (it ran it, or found its
+ * `kernel/post-review-done`), per session, so the check before each turn looks up the latest
+ * commit only, not also its "done" event. Bounded: the least recently used sessions are dropped
+ * (they then cost the second lookup once more).
+ */
+export class FinishedCommits {
+  readonly #bySession = new Map<string, string>();
+  readonly #max: number;
+
+  /** @param max - sessions remembered (default 4 096) */
+  constructor(max = 4_096) {
+    this.#max = max;
+  }
+
+  /** Whether `commit`'s postReview work is known to be done. */
+  has(sessionId: string, commit: Pick<SessionEvent, 'id' | 'turnId' | 'step'>): boolean {
+    return this.#bySession.get(sessionId) === commitMark(commit);
+  }
+
+  /** Records that `commit`'s postReview work is done. */
+  mark(sessionId: string, commit: Pick<SessionEvent, 'id' | 'turnId' | 'step'>): void {
+    this.#bySession.delete(sessionId);
+    this.#bySession.set(sessionId, commitMark(commit));
+    if (this.#bySession.size > this.#max) this.#bySession.delete(this.#bySession.keys().next().value as string);
+  }
+}
+
+// The event id alone could repeat if a store were wiped and refilled; with the turn it cannot.
+function commitMark(commit: Pick<SessionEvent, 'id' | 'turnId' | 'step'>): string {
+  return `${commit.id}/${commit.turnId}:${commit.step}`;
+}
+
+/**
  * Finds the session's latest committed turn and, when its postReview handlers never finished
  * (the process died, or `close()` cut them at its deadline), runs them now with the committed
  * input and reply, then records `kernel/post-review-done`. Only the latest commit can be pending:
- * a session's next turn finishes it before it runs.
+ * a session's next turn finishes it before it runs. The handlers run as a fiber in the harness's
+ * scope, like a turn's own postReview work (`close()` drains it within its grace, then interrupts it).
  * @param services - the harness's services
  * @param sessionId - the session
- * @param signal - aborts the handlers (the harness's close deadline)
  * @returns true when a turn was finished now
- * @throws the abort reason when `signal` aborts (nothing is recorded, so the next start retries)
+ * @throws `KERNEL_HARNESS_CLOSED` when the close grace interrupted the handlers (nothing is
+ * recorded, so the next start retries)
  */
-export async function finishCommittedTurn(services: TurnServices, sessionId: string, signal: AbortSignal): Promise<boolean> {
+export async function finishCommittedTurn(services: TurnServices, sessionId: string): Promise<boolean> {
   const handlers = services.hooks.get('postReview');
   if (handlers.length === 0) return false; // nothing ever waits for a turn's postReview
   const commit = await services.sessionLog.findLatest(sessionId, { type: TURN_COMMITTED, key: TURN_COMMITTED_KEY });
-  if (!commit) return false;
+  if (!commit || services.finishedCommits.has(sessionId, commit)) return false;
   const done = await services.sessionLog.findLatest(sessionId, { type: POST_REVIEW_DONE, key: postReviewDoneKey(commit.turnId, commit.step) });
-  if (done) return false;
+  if (done) {
+    services.finishedCommits.mark(sessionId, commit);
+    return false;
+  }
   const data = commit.data as Partial<TurnCommittedData> | null;
   if (typeof data?.input !== 'string' || typeof data.reply !== 'string') return false; // a hand-edited log: nothing to finish from
   const { messages: history } = await services.histories.history(sessionId, commit.turnId, services.maxHistoryTurns);
+  const controller = new AbortController();
   const state = new TurnState({
     turnId: commit.turnId,
     sessionId,
@@ -54,7 +93,7 @@ export async function finishCommittedTurn(services: TurnServices, sessionId: str
     input: { sessionId, text: data.input, turnId: commit.turnId, step: commit.step },
     scenario: services.scenario,
     history,
-    signal,
+    signal: controller.signal,
     sessionLog: services.sessionLog,
     models: services.models,
     clock: services.clock,
@@ -71,9 +110,13 @@ export async function finishCommittedTurn(services: TurnServices, sessionId: str
     commitEvent: commit,
     resumed: true as const,
   };
-  const errors = await runIsolated(handlers, turn, state, services.runner);
-  state.queue(POST_REVIEW_DONE, { resumed: true, failed: errors.length }, { key: postReviewDoneKey(commit.turnId, commit.step) });
-  await state.flush();
+  const errors = await services.committedWork.run(controller, async () => {
+    const failed = await runIsolated(handlers, turn, state, services.runner);
+    state.queue(POST_REVIEW_DONE, { resumed: true, failed: failed.length }, { key: postReviewDoneKey(commit.turnId, commit.step) });
+    await state.flush();
+    return failed;
+  });
+  services.finishedCommits.mark(sessionId, commit);
   services.logger.info('finished the postReview work of a committed turn', { sessionId, turnId: commit.turnId, step: commit.step, failed: errors.length });
   return true;
 }
@@ -83,15 +126,15 @@ export async function finishCommittedTurn(services: TurnServices, sessionId: str
  * it must never keep the session's next turn from running.
  * @param services - the harness's services
  * @param sessionId - the session
- * @param signal - the harness's close deadline
  * @returns true when a turn was finished now
- * @throws the abort reason when `signal` aborts
+ * @throws `KERNEL_HARNESS_CLOSED` when the close grace interrupted it
  */
-export async function finishCommittedTurnQuietly(services: TurnServices, sessionId: string, signal: AbortSignal): Promise<boolean> {
+export async function finishCommittedTurnQuietly(services: TurnServices, sessionId: string): Promise<boolean> {
   try {
-    return await finishCommittedTurn(services, sessionId, signal);
+    return await finishCommittedTurn(services, sessionId);
   } catch (error) {
-    if (signal.aborted) throw error;
+    // Past the close grace nothing more runs: the session's next turn must not start either.
+    if (services.committedWork.closed) throw error;
     services.logger.error('could not finish a committed turn', { sessionId, error: describeError(error) });
     return false;
   }

@@ -1,7 +1,8 @@
 import { formatIssues } from '../errors/format-issues.js';
 import { setMaxListeners } from 'node:events';
-import { abortReason, followSignals, linkedController, raceAbort } from '../abort.js';
+import { abortReason, linkedController, raceAbort } from '../abort.js';
 import type { BackgroundTasks } from '../background/background-tasks.js';
+import type { FiberScope } from '../background/fiber-scope.js';
 import { runDirector, type DirectorSettings } from '../director/director-loop.js';
 import type { ToolExecutor } from '../director/tool-executor.js';
 import { describeError, KernelError } from '../errors.js';
@@ -17,11 +18,12 @@ import type { HeldSessionTurn } from '../ports/session-turn-lock.js';
 import type { HistoryCache } from './history-cache.js';
 import type { TokenCounters } from '../budget/token-counter.js';
 import { contextKeys } from '../context-keys.js';
-import { POST_REVIEW_DONE, postReviewDoneKey, TURN_COMMITTED_KEY } from './finish-committed-turn.js';
+import { type FinishedCommits, POST_REVIEW_DONE, postReviewDoneKey, TURN_COMMITTED_KEY } from './finish-committed-turn.js';
 import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
 import { TurnInputSchema, type Scenario, type TurnInput } from './turn-input.js';
 import { TurnState } from './turn-state.js';
-import { armTurnDeadline, replyTooLarge, type TurnLimits } from './turn-limits.js';
+import type { TurnDeadlines } from './turn-deadlines.js';
+import { replyTooLarge, type TurnLimits } from './turn-limits.js';
 
 /** What a turn needs from the harness. */
 export interface TurnServices {
@@ -40,11 +42,17 @@ export interface TurnServices {
   readonly logger: Logger;
   readonly generateTurnId: NonNullable<HarnessOptions['generateTurnId']>;
   /**
-   * Aborts only when `close()` reaches its deadline: from the commit on, a turn's remaining work
-   * (postReview) follows this signal instead of the caller's.
+   * Where a committed turn's postReview work runs: a fiber in the harness's scope, which
+   * `close()` drains within its grace and interrupts after it (the work's signal aborts first).
    */
-  readonly afterCommit: AbortSignal;
+  readonly committedWork: FiberScope;
+  /** Commits whose postReview work is known done (spares a lookup before each turn). */
+  readonly finishedCommits: FinishedCommits;
   readonly limits: TurnLimits;
+  /** The harness's turn deadlines (`limits.turnDeadlineMs`), one wake-up for all running turns. */
+  readonly deadlines: TurnDeadlines;
+  /** Whether the turn signal may get more listeners than Node's default warning threshold. */
+  readonly manyTurnSignalListeners: boolean;
   /** The session's turn lock while this turn holds it (stores that serialise turns across processes). */
   readonly heldTurn?: HeldSessionTurn;
 }
@@ -65,27 +73,23 @@ export function parseTurnInput(input: unknown): TurnInput {
  * Runs one turn through the lifecycle. Cancellation rule: once the signal aborts before the
  * commit, the turn rejects with the abort reason, nothing more is written, and background tasks it
  * started are aborted. From the commit on the caller can no longer cancel it: its postReview work
- * finishes (only the harness's close deadline cuts it short, and then the session's next turn or
- * the next start finishes it from the log, see `finish-committed-turn.ts`). The turn's deadline (`limits.turnDeadlineMs`, start to commit) aborts it the same way
+ * runs as a fiber in the harness's scope and finishes (only the harness's close grace cuts it
+ * short, and then the session's next turn or the next start finishes it from the log, see
+ * `finish-committed-turn.ts`). The turn's deadline (`limits.turnDeadlineMs`, start to commit) aborts it the same way
  * but rejects with `KERNEL_TURN_DEADLINE_EXCEEDED` and records a `kernel/turn-failed` event; an
  * actor reply over `limits.maxReplyChars` ends it with `KERNEL_REPLY_TOO_LARGE`. Neither commits.
  */
 export async function runTurn(services: TurnServices, input: TurnInput, options: RunTurnOptions, continuation?: TurnContinuation): Promise<TurnResult> {
-  const { controller, dispose: unlinkCaller } = options.signal ? linkedController(options.signal) : { controller: new AbortController(), dispose: () => {} };
-  let unlinkClose = () => {};
-  const dispose = () => {
-    unlinkCaller();
-    unlinkClose();
-  };
+  const { controller, dispose: unlinkCaller } = options.signal ? linkedController(options.signal) : { controller: new AbortController(), dispose: noop };
   const signal = controller.signal;
-  // postReview handlers run in parallel and each listens to the turn signal.
-  setMaxListeners(0, signal);
+  // postReview handlers run in parallel and each may listen to the turn signal.
+  if (services.manyTurnSignalListeners) setMaxListeners(0, signal);
   const turnId = input.turnId ?? services.generateTurnId();
   const step = input.step ?? 0;
   const scenario: Scenario = { ...services.scenario, ...input.scenario };
   let committed = false;
   let state: TurnState | undefined;
-  const deadline = armTurnDeadline(services.clock, services.limits.turnDeadlineMs, controller);
+  const deadline = services.deadlines.arm(controller);
   try {
     if (signal.aborted) throw abortReason(signal);
     const { messages: history, omitted } = await services.histories.history(input.sessionId, turnId, services.maxHistoryTurns);
@@ -153,9 +157,9 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     if (signal.aborted) throw abortReason(signal);
 
     // The point of no return (no await since the check above): from here the caller's signal (a
-    // closed browser tab) no longer cancels anything; only the harness's close deadline does.
+    // closed browser tab) no longer cancels anything; only the harness's close grace does (it
+    // aborts `controller` through the postReview fiber below).
     unlinkCaller();
-    unlinkClose = followSignals(controller, [services.afterCommit]);
     state.queue(TURN_COMMITTED, { input: input.text, reply: reviewed.text, ...(continuation ? { continuedFrom: continuation.step } : {}), ...(actor.usage ? { usage: actor.usage } : {}), ...(actor.reasoning ? { reasoning: actor.reasoning } : {}) } satisfies TurnCommittedData, {
       ignorable: false,
       key: TURN_COMMITTED_KEY,
@@ -168,15 +172,19 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     if (!commitEvent) throw new Error('session log returned no events for the commit');
 
     const postReview = services.hooks.get('postReview');
-    const postReviewErrors = await runIsolated(
-      postReview,
-      { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, commitEvent, ...(actor.usage ? { usage: actor.usage } : {}) },
-      state,
-      services.runner,
-    );
-    // Written with the handlers' own events, so "done" and what they recorded land together.
-    if (postReview.length > 0) state.queue(POST_REVIEW_DONE, { failed: postReviewErrors.length }, { key: postReviewDoneKey(turnId, step) });
-    const laterEvents = await state.flush();
+    const committedTurn = { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, commitEvent, ...(actor.usage ? { usage: actor.usage } : {}) };
+    const committedState = state;
+    const { postReviewErrors, laterEvents } =
+      postReview.length === 0
+        ? { postReviewErrors: [], laterEvents: await state.flush() }
+        : await services.committedWork.run(controller, async () => {
+            const errors = await runIsolated(postReview, committedTurn, committedState, services.runner);
+            // Written with the handlers' own events, so "done" and what they recorded land together.
+            committedState.queue(POST_REVIEW_DONE, { failed: errors.length }, { key: postReviewDoneKey(turnId, step) });
+            const laterEvents = await committedState.flush();
+            services.finishedCommits.mark(input.sessionId, commitEvent);
+            return { postReviewErrors: errors, laterEvents };
+          }, POST_REVIEW_PROBE_JOBS);
     return {
       turnId,
       sessionId: input.sessionId,
@@ -204,9 +212,15 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     deadline.disarm();
     // After the failure record or the abort of its tasks: their appends go on (or are dropped).
     state?.releaseBackground();
-    dispose();
+    unlinkCaller();
   }
 }
+
+function noop(): void {}
+
+// Promise jobs a committed turn's postReview work (handlers, then one append) takes when nothing
+// in it waits on I/O: within them it needs no fiber (see `FiberScope.run`).
+const POST_REVIEW_PROBE_JOBS = 16;
 
 /** A `continue` turn: the step being extended and its visible reply. */
 export interface TurnContinuation {
@@ -235,8 +249,11 @@ async function recordFailure(state: TurnState, error: unknown, logger: Logger): 
  * reply over `maxReplyChars` stops the call (its own signal is aborted) with KERNEL_REPLY_TOO_LARGE.
  */
 async function callActor(model: ChatModel, request: ChatRequest, options: RunTurnOptions, maxReplyChars: number): Promise<ChatResponse> {
-  const { controller, dispose } = linkedController(request.signal);
-  const call = { ...request, signal: controller.signal };
+  const streaming = model.stream !== undefined && (options.onReplyDelta !== undefined || options.onReasoningDelta !== undefined);
+  // Only a stream can be cut when the reply grows too large: a whole answer has already arrived,
+  // so `generate` gets the turn's signal as is (no controller or listener per turn).
+  const link = streaming ? linkedController(request.signal) : undefined;
+  const call = link ? { ...request, signal: link.controller.signal } : request;
   // Built only when a reply is too large: an error (and its stack) per turn is measurable overhead.
   let tooLargeError: KernelError | undefined;
   const tooLarge = () => {
@@ -245,19 +262,18 @@ async function callActor(model: ChatModel, request: ChatRequest, options: RunTur
   };
   let response: ChatResponse;
   try {
-    response =
-      model.stream && (options.onReplyDelta || options.onReasoningDelta) ? await streamActor(model, call, options, maxReplyChars, tooLarge) : await model.generate(call);
+    response = streaming ? await streamActor(model, call, options, maxReplyChars, tooLarge) : await model.generate(call);
     if (response.text.length > maxReplyChars) throw tooLarge();
   } catch (error) {
     if (request.signal.aborted) throw abortReason(request.signal);
     if (error !== undefined && error === tooLargeError) {
       // Ends the model's request too: a cut reply must not keep downloading.
-      controller.abort(error);
+      link?.controller.abort(error);
       throw error;
     }
     throw new KernelError('KERNEL_MODEL_FAILED', `The actor model "${model.id}" failed: ${describeError(error).message}`, { cause: error });
   } finally {
-    dispose();
+    link?.dispose();
   }
   // Never commit an empty reply because the model only thought (any provider, not only ours).
   if (response.text.trim() === '' && response.reasoning?.trim()) {

@@ -19,6 +19,8 @@ import type { TurnServices } from './run-turn.js';
 export async function withSessionTurnLock<T>(services: TurnServices, sessionId: string, work: (services: TurnServices) => Promise<T>, signals: readonly AbortSignal[]): Promise<T> {
   const log = services.sessionLog;
   if (!hasSessionTurnLock(log) || !SESSION_ID_PATTERN.test(sessionId)) return work(services);
+  // One signal is passed as is (the lock consults it only while waiting): no controller per turn.
+  if (signals.length === 1) return log.lockSessionTurn(sessionId, (heldTurn) => work({ ...services, heldTurn }), { signal: signals[0] as AbortSignal });
   const { controller, dispose } = linkedController(...signals);
   try {
     return await log.lockSessionTurn(

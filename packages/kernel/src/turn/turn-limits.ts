@@ -1,6 +1,4 @@
-import { Effect } from 'effect';
 import { KernelError } from '../errors.js';
-import type { Clock } from '../ports/clock.js';
 
 /** Per-turn limits of a harness (see `HarnessOptions.turnDeadlineMs` / `maxReplyChars`). */
 export interface TurnLimits {
@@ -28,60 +26,6 @@ export function resolveTurnLimits(options: { readonly turnDeadlineMs?: number | 
   }
   return limits;
 }
-
-/** A running turn deadline. */
-export interface TurnDeadline {
-  /** Whether the deadline passed (and aborted the turn). */
-  readonly fired: boolean;
-  /** The error the turn was aborted with. */
-  readonly error: KernelError;
-  /** Stops the deadline (at commit: a committing turn is never cut halfway). */
-  disarm(): void;
-}
-
-/**
- * Arms a turn's deadline on the harness clock: when `ms` pass, `controller` is aborted with a
- * `KERNEL_TURN_DEADLINE_EXCEEDED` error, so every handler, model call and wait of the turn ends.
- * The timer is an Effect fiber; `disarm` interrupts it (no timer is left behind).
- * @param clock - the harness clock (virtual in tests)
- * @param ms - the deadline
- * @param controller - the turn's controller
- * @returns the deadline handle
- */
-export function armTurnDeadline(clock: Clock, ms: number, controller: AbortController): TurnDeadline {
-  const stop = new AbortController();
-  // Built when the deadline fires (or someone asks): a KernelError per turn would cost its stack.
-  let error: KernelError | undefined;
-  const deadlineError = () => {
-    error ??= new KernelError('KERNEL_TURN_DEADLINE_EXCEEDED', `The turn did not finish within its deadline of ${ms} ms (turnDeadlineMs); nothing was committed`, {
-      details: { turnDeadlineMs: ms },
-    });
-    return error;
-  };
-  let fired = false;
-  const expire = Effect.promise((signal) => clock.sleep(ms, signal)).pipe(
-    Effect.andThen(
-      Effect.sync(() => {
-        fired = true;
-        controller.abort(deadlineError());
-      }),
-    ),
-  );
-  // Interrupted by `disarm` (or the turn ending first): nothing to report.
-  Effect.runPromise(expire, { signal: stop.signal }).catch(() => {});
-  return {
-    get fired() {
-      return fired;
-    },
-    get error() {
-      return deadlineError();
-    },
-    // A shared reason: aborting without one would build a DOMException per turn.
-    disarm: () => stop.abort(DISARMED),
-  };
-}
-
-const DISARMED = Symbol('turn deadline disarmed');
 
 /**
  * The error for an actor reply over the cap.

@@ -31,26 +31,38 @@ export class TurnState {
   readonly values = new Map<symbol, unknown>();
   readonly queued: NewSessionEvent[] = [];
   readonly startedTasks: BackgroundTaskHandle[] = [];
-  readonly events: TurnEvents;
-  /** Settles when the turn's own events are written (commit or failure) or the turn is aborted. */
-  readonly turnWritten: Promise<void>;
-  readonly #releaseBackground: () => void;
+  // Built on first use: most turns start no background task and most handlers never read events.
+  #events: TurnEvents | undefined;
+  #turnWritten: Promise<void> | undefined;
+  #releaseBackground: (() => void) | undefined;
+  #released = false;
 
   /** @param init - the turn's identity, input and services */
   constructor(init: TurnStateInit) {
     this.init = init;
-    let release!: () => void;
-    this.turnWritten = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    this.#releaseBackground = release;
-    const { sessionLog, sessionId } = init;
-    this.events = {
+  }
+
+  /** The turn's events as handlers see them (`ctx.events`). */
+  get events(): TurnEvents {
+    if (this.#events) return this.#events;
+    const { sessionLog, sessionId } = this.init;
+    this.#events = {
       append: (type: string, data: unknown, options?: AppendEventOptions) => this.queue(type, data, options),
       pending: () => this.queued.map(({ type, data }) => ({ type, data })),
       read: (): Promise<readonly SessionEvent[]> => sessionLog.read(sessionId),
       findLatest: (key: EventKey) => sessionLog.findLatest(sessionId, key),
     };
+    return this.#events;
+  }
+
+  /** Settles when the turn's own events are written (commit or failure) or the turn is aborted. */
+  get turnWritten(): Promise<void> {
+    this.#turnWritten ??= this.#released
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          this.#releaseBackground = resolve;
+        });
+    return this.#turnWritten;
   }
 
   /** Queues an event for the next flush. */
@@ -69,7 +81,8 @@ export class TurnState {
 
   /** Lets the turn's background tasks write their events (after the commit, the failure record, or an abort). */
   releaseBackground(): void {
-    this.#releaseBackground();
+    this.#released = true;
+    this.#releaseBackground?.();
   }
 
   /** Appends every queued event in one batch and clears the queue. */
