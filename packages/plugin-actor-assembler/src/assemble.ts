@@ -4,7 +4,7 @@ import { type DioSlot, DIO_VARIABLE, applyDioCompiledPrompt, assertDioSlotNotOve
 import { AssemblerError } from './errors.js';
 import { type MacroEnvironment, type MacroFields, SLOT_VARIABLES, expandMacros, findMacros } from './macros.js';
 import type { ChatInjection } from './injections.js';
-import { type Preset, type PromptEntry, type PromptRole, parsePreset } from './preset.js';
+import { type Preset, type PromptEntry, type PromptRole, defaultPreset, parsePreset } from './preset.js';
 import { type RegexScript, RegexScriptSchema } from './regex/regex-script.js';
 import { type GenerationType, buildChatBlock, exampleDialogueMessages, finishMessages, formatMarker, worldInfoRegex } from './st-prompt-rules.js';
 import { STORY_DRAFT_VARIABLE, type StoryDraftPlacement, readsStoryDraft, storyDraftMessage } from './story-draft.js';
@@ -87,7 +87,8 @@ export interface AssembleResult {
   readonly warnings: string[];
 }
 
-const inputSchema = z.looseObject({
+/** The schema `assemble` checks its whole input with (exported for the package's tests). */
+export const inputSchema = z.looseObject({
   // Only "is a list" here: checkHistory checks the messages in a plain loop (the long part).
   history: z.custom<unknown[]>((value) => Array.isArray(value), 'expected an array'),
   input: z.string(),
@@ -127,9 +128,12 @@ const inputSchema = z.looseObject({
 
 const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
 
-// Hand-rolled instead of zod: the history is the long part of every turn (hundreds of messages),
-// and this check is all it needs.
-function checkHistory(history: readonly unknown[]): void {
+/**
+ * Checks the history's messages. Hand-rolled instead of zod: the history is the long part of
+ * every turn (hundreds of messages), and this check is all it needs.
+ * @throws {AssemblerError} ASSEMBLE_INPUT_INVALID naming the first bad message
+ */
+export function checkHistory(history: readonly unknown[]): void {
   for (let index = 0; index < history.length; index++) {
     const message = history[index] as { role?: unknown; content?: unknown } | null;
     if (typeof message !== 'object' || message === null || !ROLES.has(message.role as string) || typeof message.content !== 'string') {
@@ -141,6 +145,20 @@ function checkHistory(history: readonly unknown[]): void {
 // A preset is validated once per object: the plugin passes the same (readonly) preset every turn,
 // and a 300-prompt preset costs more to check than to assemble.
 const validatedPresets = new WeakMap<object, Preset>();
+
+/**
+ * The plugin's own preset, checked at boot and never again: `validated` is the preset the
+ * plugin's config schema already parsed at boot (it is remembered as valid as is), or, without
+ * one, the default preset, checked here once.
+ * @param validated - the boot-validated preset from the plugin's config, if any
+ * @returns the preset to assemble with on every turn
+ */
+export function bootPreset(validated: Preset | undefined): Preset {
+  const preset = validated ?? parsePreset(defaultPreset());
+  validatedPresets.set(preset, preset);
+  return preset;
+}
+
 function validPreset(preset: Preset): Preset {
   const known = typeof preset === 'object' && preset !== null ? validatedPresets.get(preset) : undefined;
   if (known !== undefined) return known;
@@ -200,9 +218,35 @@ function promptText(prompt: PromptEntry, overrides: Readonly<Record<string, stri
  *   {@link applyDioCompiledPrompt}, DIO_SLOT_OVERRIDDEN (an override targets the DIO slot's prompt), MACRO_SLOT_VARIABLE_UNSET, MACRO_RESERVED_VARIABLE, MACRO_UNKNOWN
  */
 export function assemble(input: AssembleInput): AssembleResult {
-  const checked = inputSchema.safeParse(input);
-  if (!checked.success) throw new AssemblerError('ASSEMBLE_INPUT_INVALID', `Invalid assemble input: ${formatIssues(checked.error)}`);
+  checkAssembleInput(inputSchema, input);
   checkHistory(input.history);
+  return assembleChecked(input);
+}
+
+/**
+ * The part of an assemble input that changes per turn in the plugin (context values, a turn's
+ * actor profile, the loaded global variables): the plugin checks only this per turn; its boot
+ * options were checked by its config schema at boot.
+ */
+export const turnPartsSchema = inputSchema.partial();
+
+/**
+ * Checks `value` against `schema` (an assemble input, or the per-turn part of one).
+ * @throws {AssemblerError} ASSEMBLE_INPUT_INVALID naming every bad field
+ */
+export function checkAssembleInput(schema: z.ZodType, value: unknown): void {
+  const checked = schema.safeParse(value);
+  if (!checked.success) throw new AssemblerError('ASSEMBLE_INPUT_INVALID', `Invalid assemble input: ${formatIssues(checked.error)}`);
+}
+
+/**
+ * {@link assemble} without the input check: for a caller that checked every field once (the
+ * plugin, which fits the history to the token budget by assembling several times per turn).
+ * The preset is still checked once per preset object.
+ * @param input - an input whose fields were all checked
+ * @returns the messages and what was placed where
+ */
+export function assembleChecked(input: AssembleInput): AssembleResult {
   let prompts: readonly PromptEntry[] = validPreset(input.preset).prompts;
   const variables = initialVariables(input.variables);
   let dioSlot: DioSlot | undefined;

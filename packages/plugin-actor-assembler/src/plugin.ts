@@ -2,12 +2,12 @@ import { type ChatMessage, type PluginDefinition, type PreparedActorPrompt, type
 import { throwIfAborted } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { actorProfileKey } from './actor-profile.js';
-import { type AssembleResult, assemble } from './assemble.js';
+import { type AssembleInput, type AssembleResult, assembleChecked, bootPreset, checkAssembleInput, checkHistory, turnPartsSchema } from './assemble.js';
 import { contextTrimmedData, fitHistoryToBudget } from './budget/index.js';
 import { CONTEXT_TRIMMED_EVENT } from './budget/trim-event.js';
 import type { GlobalVariableStore } from './global-variables.js';
 import type { MacroFields } from './macros.js';
-import { type Preset, PresetSchema, type PromptRole, defaultPreset } from './preset.js';
+import { type Preset, PresetSchema, type PromptRole } from './preset.js';
 import { applyRegexScripts } from './regex/apply-scripts.js';
 import { type RegexScript, RegexScriptSchema } from './regex/regex-script.js';
 import { expandMacros } from './macros.js';
@@ -130,7 +130,7 @@ function userKey(ctx: TurnContext): string {
   return ctx.userId ?? 'default';
 }
 
-async function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActorPrompt, ctx: TurnContext): Promise<PreparedActorPrompt> {
+async function assembleTurn(config: ActorAssemblerConfig, preset: Preset, prepared: PreparedActorPrompt, ctx: TurnContext): Promise<PreparedActorPrompt> {
   throwIfAborted(ctx.signal);
   // A continue turn: the kernel's prepared history ends with the input and the reply being
   // extended; all of it is chat history and there is no new input (SillyTavern's continue).
@@ -149,11 +149,27 @@ async function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActo
   const regexScripts = (profile.regexScripts ?? config.regexScripts) as RegexScript[] | undefined;
   const globalVariables = config.globalVariables === undefined ? undefined : await config.globalVariables.load(userKey(ctx), ctx.signal);
   throwIfAborted(ctx.signal);
-  const assembleWith = (history: readonly ChatMessage[]) => assemble({
-    preset: profile.preset ?? config.preset ?? defaultPreset(),
-    history,
+  const templateVariables = ctx.get(contextKeys.templateVariables);
+  // Checked once per turn, and only what this turn brought (context values, the turn's actor
+  // profile, the stored global variables): the plugin's options and preset were checked at boot.
+  checkAssembleInput(turnPartsSchema, {
+    ...(templateVariables !== undefined ? { variables: templateVariables } : {}),
+    ...(globalVariables !== undefined ? { globalVariables } : {}),
+    ...(compiledPrompt !== undefined ? { compiledPrompt } : {}),
+    ...(storyDraft !== undefined ? { storyDraft } : {}),
+    ...(worldInfo !== undefined ? { worldInfo } : {}),
+    ...(profile.user !== undefined ? { user: profile.user } : {}),
+    ...(profile.char !== undefined ? { char: profile.char } : {}),
+    ...(profile.cardPrompts !== undefined ? { cardPrompts: profile.cardPrompts } : {}),
+    ...(profile.depthPrompt !== undefined ? { depthPrompt: profile.depthPrompt } : {}),
+    ...(profile.regexScripts !== undefined ? { regexScripts: profile.regexScripts } : {}),
+  });
+  checkHistory(history);
+  const turnInput: Omit<AssembleInput, 'history'> = {
+    // A profile's preset is checked once per preset object (when first assembled).
+    preset: profile.preset ?? preset,
     input,
-    variables: { ...config.variables, ...ctx.get(contextKeys.templateVariables) },
+    variables: { ...config.variables, ...templateVariables },
     // pick is stable per chat; random/roll replay identically for the same turn
     chatId: ctx.sessionId,
     seed: `${ctx.sessionId}:${ctx.turnId}`,
@@ -176,7 +192,9 @@ async function assembleTurn(config: ActorAssemblerConfig, prepared: PreparedActo
     ...(config.group !== undefined ? { group: config.group } : {}),
     ...(config.timeZone !== undefined ? { timeZone: config.timeZone } : {}),
     ...(continuing ? { generationType: 'continue' as const } : {}),
-  });
+  };
+  // The budget fit assembles several times with shorter histories: every field is checked above.
+  const assembleWith = (history: readonly ChatMessage[]) => assembleChecked({ ...turnInput, history });
   const result = assembleWithinBudget(history, assembleWith, ctx);
   if (config.globalVariables !== undefined && globalVariables !== undefined && !sameRecord(globalVariables, result.globalVariables)) {
     await config.globalVariables.save(userKey(ctx), result.globalVariables, ctx.signal);
@@ -194,9 +212,9 @@ function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<stri
 
 // SillyTavern rewrites a reply with the AI-output regex scripts (those neither prompt- nor
 // display-only) before it is stored; here that is the review step, so the stored reply is the rewritten one.
-function reviewReply(config: ActorAssemblerConfig, text: string, ctx: TurnContext): string | undefined {
+function reviewReply(config: ActorAssemblerConfig, preset: Preset, text: string, ctx: TurnContext): string | undefined {
   const profile = ctx.get(actorProfileKey) ?? {};
-  const scripts = [...((profile.preset ?? config.preset ?? defaultPreset()).regexScripts ?? []), ...(((profile.regexScripts ?? config.regexScripts) as RegexScript[] | undefined) ?? [])];
+  const scripts = [...((profile.preset ?? preset).regexScripts ?? []), ...(((profile.regexScripts ?? config.regexScripts) as RegexScript[] | undefined) ?? [])];
   if (scripts.length === 0 || text === '') return undefined;
   const warnings: string[] = [];
   const env = { variables: new Map<string, string>(), user: config.user ?? 'User', char: config.char ?? 'Character', ...(config.fields !== undefined ? { fields: config.fields } : {}) };
@@ -246,11 +264,13 @@ export function actorAssemblerPlugin(options: ActorAssemblerOptions = {}): Plugi
     config: options,
     setup(ctx) {
       const config = ctx.config;
+      // The config schema checked the preset at boot; it is never checked again on a turn.
+      const preset = bootPreset(config.preset);
       // Not degradable: a preset that cannot take the DIO prompt must fail the turn, never
       // silently answer without the player's standing requirement.
-      ctx.hooks.actorAssemble({ degradable: false, handler: (prepared, turn) => assembleTurn(config, prepared, turn) });
+      ctx.hooks.actorAssemble({ degradable: false, handler: (prepared, turn) => assembleTurn(config, preset, prepared, turn) });
       ctx.hooks.review((reply, turn) => {
-        const text = reviewReply(config, reply.text, turn);
+        const text = reviewReply(config, preset, reply.text, turn);
         return text === undefined ? undefined : { ...reply, text };
       });
     },

@@ -1,23 +1,12 @@
-import { type ChatMessage, contextKeys, createHarness, definePlugin, estimateTokenizer, KernelError, type NewSessionEvent, TURN_COMMITTED, type TurnTokenBudget } from '@troupe/kernel';
+import { type ChatMessage, contextKeys, createHarness, definePlugin, estimateTokenizer, KernelError, type TurnTokenBudget } from '@troupe/kernel';
 import { MemorySessionLog, ScriptedChatModel } from '@troupe/kernel/testing';
 import { describe, expect, it } from 'vitest';
 import { actorAssemblerPlugin, CONTEXT_TRIMMED_EVENT, type ContextTrimmedData, fitHistoryToBudget, selectWithinBudget } from '../src/index.js';
-import { COMPILED, CONTROL, seedPrompts } from './helpers.js';
+import { COMPILED, CONTROL, committedTurns, seedPrompts } from './helpers.js';
 
 /** The same count the kernel's estimate budget uses (calibration 1: the scripted model reports no usage). */
 function promptTokens(messages: readonly ChatMessage[]): number {
   return 3 + messages.reduce((sum, message) => sum + estimateTokenizer.count(message.content) + 4, 0);
-}
-
-function committedTurns(count: number): NewSessionEvent[] {
-  return Array.from({ length: count }, (_, index) => ({
-    turnId: `t${index}`,
-    step: 0,
-    type: TURN_COMMITTED,
-    ignorable: false,
-    at: new Date(0).toISOString(),
-    data: { input: `第${index}轮：莉娅，今晚雾港的码头上有船靠岸吗？`, reply: `「第${index}次回答：没有船。雾太浓了，灯塔的光照不到海面。」莉娅低声说。` },
-  }));
 }
 
 /** Sets the DIO compiled prompt and a story draft, as the DIO and story plugins would. */

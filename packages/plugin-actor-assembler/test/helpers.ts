@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ChatMessage } from '@troupe/kernel';
+import { type ChatMessage, type NewSessionEvent, TURN_COMMITTED } from '@troupe/kernel';
 import { AssemblerError, type PromptEntry } from '../src/index.js';
 import { encodePng } from '../src/importers/png.js';
 
@@ -69,4 +69,16 @@ export function tinyPng(extra: { type: string; data: Uint8Array }[] = []): Uint8
 /** A JSON value as base64 of its UTF-8 text (how cards sit in PNG `chara`/`ccv3` chunks). */
 export function base64Json(value: unknown): string {
   return Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
+}
+
+/** `count` committed turns of a long Chinese chat (a session's history, to append to a log). */
+export function committedTurns(count: number): NewSessionEvent[] {
+  return Array.from({ length: count }, (_, index) => ({
+    turnId: `t${index}`,
+    step: 0,
+    type: TURN_COMMITTED,
+    ignorable: false,
+    at: new Date(0).toISOString(),
+    data: { input: `第${index}轮：莉娅，今晚雾港的码头上有船靠岸吗？`, reply: `「第${index}次回答：没有船。雾太浓了，灯塔的光照不到海面。」莉娅低声说。` },
+  }));
 }
