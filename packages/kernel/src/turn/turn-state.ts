@@ -8,6 +8,18 @@ import type { EventKey, NewSessionEvent, SessionEvent, SessionLog } from '../por
 import type { AppendEventOptions, TurnContext, TurnEvents } from './turn-context.js';
 import type { Scenario, TurnInput } from './turn-input.js';
 
+// The events of a turn are mostly queued within the same millisecond: one Date and ISO string
+// for all of them.
+let lastIsoMs = Number.NaN;
+let lastIso = '';
+function isoTime(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIso = new Date(ms).toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
+}
+
 /** Everything a turn shares between its handlers; one per `runTurn` call. */
 export interface TurnStateInit {
   readonly turnId: string;
@@ -72,7 +84,7 @@ export class TurnState {
       step: this.init.step,
       type,
       ignorable: options.ignorable ?? true,
-      at: new Date(this.init.clock.now()).toISOString(),
+      at: isoTime(this.init.clock.now()),
       ...(options.key === undefined ? {} : { key: options.key }),
       data,
     });
