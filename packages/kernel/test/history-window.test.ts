@@ -77,3 +77,56 @@ describe('bounded history read after process start', () => {
     expect([...(await warm.turns('long')).keys()].length).toBe(50);
   });
 });
+
+describe('the kept conversation after appends and chat controls', () => {
+  // Every kind of change the fold knows, in a seeded order: each read must equal a fold of the
+  // whole log, whether the current turn is new, the latest (regenerated) or an older one.
+  it('equals a fold of the whole log after appends, regenerations, swipes, edits and removals', async () => {
+    const log = new MemorySessionLog();
+    const cache = new HistoryCache(log);
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    let next = 1;
+    const live: number[] = [];
+    for (let round = 0; round < 200; round++) {
+      const pick = random(10);
+      const turn = live.length > 0 ? live[random(live.length)]! : 0;
+      if (pick < 6 || live.length === 0) {
+        const batch = random(3) === 0 ? [commit(next), commit(next + 1)] : [commit(next)];
+        await log.append('long', batch);
+        for (let i = 0; i < batch.length; i++) live.push(next++);
+      } else if (pick === 6) await log.append('long', [commit(turn, 1 + random(2), `regenerated ${round}`)]);
+      else if (pick === 7) await log.append('long', [control('kernel/step-selected', turn, 0, { step: 0 })]);
+      else if (pick === 8) await log.append('long', [control('kernel/turn-edited', turn, 0, { reply: `edited ${round}` })]);
+      else if (random(4) === 0) {
+        await log.append('long', [control('kernel/turns-removed', turn, 0, { fromTurnId: `t${turn}` })]);
+        live.splice(live.indexOf(turn));
+      }
+      const latest = live.at(-1);
+      const older = live[random(Math.max(1, live.length))];
+      const whole = [...foldCommittedTurns(await log.read('long')).values()];
+      for (const current of ['next', latest === undefined ? 'none' : `t${latest}`, older === undefined ? 'none' : `t${older}`]) {
+        const others = whole.filter((turn) => turn.turnId !== current);
+        for (const maxTurns of [Number.POSITIVE_INFINITY, 5]) {
+          const { messages } = await cache.history('long', current, maxTurns);
+          expect(messages).toEqual(messagesFromTurns(others.slice(Math.max(0, others.length - maxTurns)), current));
+        }
+      }
+    }
+    expect(live.length).toBeGreaterThan(20);
+  });
+
+  it('hands out messages no reader can change for another', async () => {
+    const log = new MemorySessionLog();
+    await longSession(log, 3);
+    const cache = new HistoryCache(log);
+    const { messages } = await cache.history('long', 'next');
+    expect(() => {
+      (messages[0] as { content: string }).content = 'changed';
+    }).toThrow(TypeError);
+    expect((await cache.history('long', 'next')).messages[0]).toEqual({ role: 'user', content: 'input 1' });
+  });
+});

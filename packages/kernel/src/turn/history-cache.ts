@@ -15,6 +15,17 @@ interface CachedSession {
   partial: boolean;
   /** For a partial session: history events before the ones read (each about one older turn step). */
   earlier: number;
+  /**
+   * The conversation as messages, in step with `turns` (turn `i` is messages `2i` and `2i + 1`,
+   * its id `ids[i]`), extended as turns are appended; undefined after a change other than
+   * appending (a swipe, an edit, a removal, a regeneration) until the next read rebuilds it.
+   */
+  conversation: TurnMessages | undefined;
+}
+
+interface TurnMessages {
+  readonly ids: string[];
+  readonly messages: ChatMessage[];
 }
 
 // Extra turns read beyond what was asked, so a regenerated or removed turn or two does not
@@ -61,6 +72,11 @@ export class HistoryCache {
     const earlier = all.has(currentTurnId) ? all.size - 1 : all.size;
     const skip = Math.max(0, earlier - maxTurns);
     const unread = session.partial ? session.earlier * 2 : 0;
+    // The usual case: the current turn is new (or the latest, regenerated), so the window is a
+    // slice of the kept messages — work of the window, not of the session.
+    const { ids, messages } = (session.conversation ??= conversationOf(all));
+    const end = !all.has(currentTurnId) ? ids.length : ids[ids.length - 1] === currentTurnId ? ids.length - 1 : -1;
+    if (end >= 0) return { messages: messages.slice(2 * skip, 2 * end), omitted: skip * 2 + unread };
     if (skip === 0) return { messages: messagesFromTurns(all.values(), currentTurnId), omitted: unread };
     // Walk past the oldest turns without building their messages.
     const recent: CommittedTurnRecord[] = [];
@@ -107,7 +123,10 @@ export class HistoryCache {
     }
     // A partial fold is only right for turns whose first commit it read.
     if (session.partial && !anchored(events, session.turns)) return false;
+    const appended = appendedTurns(events, session.turns);
     foldCommittedTurns(events, session.turns);
+    if (appended === undefined) session.conversation = undefined;
+    else if (session.conversation) extend(session.conversation, appended, session.turns);
     const last = events[events.length - 1];
     if (last) session.cursor = last.id;
     // Removals shrank a partial window below what is asked: read further back.
@@ -130,7 +149,7 @@ export class HistoryCache {
       const turns = new Map<string, CommittedTurnRecord>();
       if (anchored(events, turns)) {
         foldCommittedTurns(events, turns);
-        if (turns.size > wanted) return { cursor: events[events.length - 1]?.id, turns, partial: true, earlier: page.earlier };
+        if (turns.size > wanted) return { cursor: events[events.length - 1]?.id, turns, partial: true, earlier: page.earlier, conversation: undefined };
       }
       limit *= 2;
     }
@@ -138,16 +157,47 @@ export class HistoryCache {
 }
 
 function whole(events: readonly SessionEvent[]): CachedSession {
-  return { cursor: events[events.length - 1]?.id, turns: foldCommittedTurns(events), partial: false, earlier: 0 };
+  return { cursor: events[events.length - 1]?.id, turns: foldCommittedTurns(events), partial: false, earlier: 0, conversation: undefined };
+}
+
+// The turns a batch of events only appends (each a first commit of a turn not yet folded), in
+// order; undefined when the batch changes a folded turn (then the messages are rebuilt).
+function appendedTurns(events: readonly SessionEvent[], turns: ReadonlyMap<string, CommittedTurnRecord>): string[] | undefined {
+  const added: string[] = [];
+  const seen = new Set<string>();
+  for (const event of events) {
+    if (!HISTORY_EVENT_TYPES.includes(event.type)) continue;
+    if (event.type !== TURN_COMMITTED || turns.has(event.turnId) || seen.has(event.turnId)) return undefined;
+    seen.add(event.turnId);
+    added.push(event.turnId);
+  }
+  return added;
+}
+
+function conversationOf(turns: ReadonlyMap<string, CommittedTurnRecord>): TurnMessages {
+  const conversation: TurnMessages = { ids: [], messages: [] };
+  extend(conversation, turns.keys(), turns);
+  return conversation;
+}
+
+// Messages are shared by every turn that reads them: frozen, so no reader can change another's.
+function extend(conversation: TurnMessages, turnIds: Iterable<string>, turns: ReadonlyMap<string, CommittedTurnRecord>): void {
+  for (const turnId of turnIds) {
+    const turn = turns.get(turnId);
+    // A commit the fold skipped (malformed payload) adds no turn.
+    if (!turn) continue;
+    conversation.ids.push(turnId);
+    conversation.messages.push(Object.freeze({ role: 'user', content: turn.input }), Object.freeze({ role: 'assistant', content: turn.reply }));
+  }
 }
 
 // True when every event belongs to a turn already folded or whose first commit (step 0) comes
 // earlier in `events`: then folding them onto `turns` gives what folding the whole log would.
 function anchored(events: readonly SessionEvent[], turns: ReadonlyMap<string, CommittedTurnRecord>): boolean {
-  const known = new Set(turns.keys());
+  const started = new Set<string>();
   for (const event of events) {
-    if (event.type === TURN_COMMITTED && event.step === 0) known.add(event.turnId);
-    else if (!known.has(event.turnId)) return false;
+    if (event.type === TURN_COMMITTED && event.step === 0) started.add(event.turnId);
+    else if (!turns.has(event.turnId) && !started.has(event.turnId)) return false;
   }
   return true;
 }
