@@ -8,7 +8,7 @@ import { selectStoryWorkspace, StoryWorkspaces, storyPlugin } from '../dist/inde
 import { instantModel } from './instant-model.mjs';
 
 const TURNS = Number(process.env.BENCH_SESSION_TURNS ?? 5000);
-const MARKS = [10, 100, 1000, 5000].filter((mark) => mark <= TURNS);
+const MARKS = [...new Set([10, 100, 1000, 5000].filter((mark) => mark <= TURNS).concat(TURNS))];
 const WINDOW = 10; // turns measured around each mark (median)
 
 let turnNo = 0;

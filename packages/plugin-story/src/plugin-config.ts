@@ -53,6 +53,8 @@ export const StoryPluginOptionsSchema = z
         responseTokens: z.int().min(1).max(1_000_000),
         historyTokens: z.int().min(0).max(1_000_000),
         knowledgeTokens: z.int().min(0).max(1_000_000),
+        recentTurns: z.int().min(1).max(10_000),
+        olderExcerpts: z.int().min(0).max(100),
       })
       .partial()
       .strict()

@@ -1,7 +1,6 @@
 import MiniSearch from 'minisearch';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Bm25Index } from '../src/retrieval/bm25-index.js';
-import { GrowingTextIndex } from '../src/retrieval/growing-text-index.js';
 import { MAX_SEGMENT_CHARS, processTerm, tokenize } from '../src/retrieval/tokenizer.js';
 
 // A deterministic mixed Chinese/English corpus: word soup from a small vocabulary, so terms repeat
@@ -44,31 +43,6 @@ describe('the inverted index (BM25+)', () => {
     expect(index.size).toBe(60);
     expect(index.search('locket', 5).map((hit) => hit.key)).toEqual(['k150']);
     expect(index.search('road', 100).every((hit) => Number(hit.key.slice(1)) >= 140)).toBe(true);
-  });
-});
-
-describe('the growing-document index', () => {
-  it('re-indexes only what follows the common prefix (an append costs its own lines, an edit the text after it)', () => {
-    const index = new GrowingTextIndex(600);
-    const blocks = Array.from({ length: 200 }, (_, n) => `<!-- troupe:settle story:t${n} -->\n- event ${n} on the road`);
-    const text = blocks.join('\n\n');
-    index.update(text);
-    const full = index.charsIndexed;
-    const appended = `${text}\n\n<!-- troupe:settle story:t200 -->\n- the LOCKET surfaced`;
-    index.update(appended);
-    expect(index.charsIndexed - full).toBeLessThan(40);
-    index.update(appended);
-    expect(index.charsIndexed - full).toBeLessThan(40);
-    expect(index.search('locket', appended.length, 3).map((span) => appended.slice(span.start, span.end).trim())).toEqual(['- the LOCKET surfaced']);
-    // An edit near the end re-indexes only the tail after it.
-    const edited = appended.replace('event 190 on the road', 'event 190 by the WELL');
-    const before = index.charsIndexed;
-    index.update(edited);
-    expect(index.charsIndexed - before).toBeLessThan(full / 10);
-    expect(index.search('well', edited.length, 3).map((span) => edited.slice(span.start, span.end).trim())).toEqual(['- event 190 by the WELL']);
-    expect(index.search('road', edited.length, 500).some((span) => edited.slice(span.start, span.end).includes('event 190'))).toBe(false);
-    // Only pieces before a given offset are searched.
-    expect(index.search('locket', edited.length - 5, 3)).toEqual([]);
   });
 });
 

@@ -15,6 +15,8 @@ interface MemoryTree {
   revision: number;
   files: Record<string, string>;
   readonly settled: Map<string, string>;
+  /** Per path, the content the last settlement produced (it ends with a line break). */
+  readonly lastSettled: Map<string, string>;
 }
 
 /**
@@ -28,7 +30,7 @@ export class MemoryTreeStore implements TreeStore {
     validateTreeId(treeId);
     const normalised = validateTreeFiles(files);
     if (this.#trees.has(treeId)) throw new KernelStorageError('TREE_EXISTS', `"${treeId}" already exists`);
-    const tree: MemoryTree = { revision: 1, files: normalised, settled: new Map() };
+    const tree: MemoryTree = { revision: 1, files: normalised, settled: new Map(), lastSettled: new Map() };
     stamp(tree);
     this.#trees.set(treeId, tree);
     return snapshot(treeId, tree);
@@ -50,6 +52,7 @@ export class MemoryTreeStore implements TreeStore {
     if (baseRevision !== tree.revision) throw new RevisionConflictError(treeId, baseRevision, tree.revision);
     const files = { ...tree.files };
     for (const [path, content] of writes) {
+      tree.lastSettled.delete(path);
       if (content === null) delete files[path];
       else files[path] = content;
     }
@@ -72,7 +75,14 @@ export class MemoryTreeStore implements TreeStore {
       return { applied: false, revision: tree.revision };
     }
     const files = { ...tree.files };
-    for (const [path, text] of Object.entries(appends)) files[path] = appendSettleBlock(files[path] ?? '', marker, text);
+    for (const [path, text] of Object.entries(appends)) {
+      // Appending never reads the file: a long history.md costs its new block, not its length
+      // (reading its end would make V8 copy the whole appended string).
+      const existing = files[path] ?? '';
+      const separated = tree.lastSettled.get(path) === existing || existing === '' || existing.endsWith('\n');
+      files[path] = `${existing}${separated ? '' : '\n'}${appendSettleBlock('', marker, text)}`;
+      tree.lastSettled.set(path, files[path]);
+    }
     tree.files = files;
     tree.revision += 1;
     tree.settled.set(marker, digest);

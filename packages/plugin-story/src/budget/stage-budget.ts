@@ -11,10 +11,14 @@ export interface StagePromptSettings {
   readonly historyTokens?: number;
   /** Tokens of a character's own `knowledge.md` its worker gets, the same way (default 2048). */
   readonly knowledgeTokens?: number;
+  /** Settled turns the recent window of history and knowledge holds at most (default 8), within 60 % of their tokens. */
+  readonly recentTurns?: number;
+  /** Older excerpts retrieved for history and knowledge at most (default 4), in the tokens the recent window leaves. */
+  readonly olderExcerpts?: number;
 }
 
 /** The defaults of {@link StagePromptSettings}. */
-export const DEFAULT_STAGE_PROMPT = Object.freeze({ contextTokens: 8192, responseTokens: 1024, historyTokens: 2048, knowledgeTokens: 2048 });
+export const DEFAULT_STAGE_PROMPT = Object.freeze({ contextTokens: 8192, responseTokens: 1024, historyTokens: 2048, knowledgeTokens: 2048, recentTurns: 8, olderExcerpts: 4 });
 
 /** What a stage's prompt may take and how its tokens are counted. */
 export interface StagePromptBudget {
@@ -24,6 +28,10 @@ export interface StagePromptBudget {
   readonly historyTokens: number;
   /** Tokens a character's knowledge block starts from. */
   readonly knowledgeTokens: number;
+  /** Settled turns in the recent window of history and knowledge at most. */
+  readonly recentTurns: number;
+  /** Older excerpts of history and knowledge retrieved at most. */
+  readonly olderExcerpts: number;
   /** The counting method (the model's tokenizer id, or `estimate`). */
   readonly tokenizer: string;
   /**
@@ -94,6 +102,8 @@ export function stagePromptBudget(model?: Pick<ChatModel, 'tokenizer' | 'capabil
     // Never more than a third of the prompt each, so the other blocks keep room.
     historyTokens: Math.min(settings.historyTokens ?? DEFAULT_STAGE_PROMPT.historyTokens, Math.floor(promptTokens / 3)),
     knowledgeTokens: Math.min(settings.knowledgeTokens ?? DEFAULT_STAGE_PROMPT.knowledgeTokens, Math.floor(promptTokens / 3)),
+    recentTurns: settings.recentTurns ?? DEFAULT_STAGE_PROMPT.recentTurns,
+    olderExcerpts: settings.olderExcerpts ?? DEFAULT_STAGE_PROMPT.olderExcerpts,
     tokenizer: tokenizer.id,
     count,
     countMessages: (messages) => {

@@ -22,6 +22,8 @@ export interface PrepareDraftInput {
   readonly env: StageEnvironment;
   readonly manifest: StoryManifest;
   readonly files: Readonly<Record<string, string>>;
+  /** The workspace revision `files` were read at (the growing documents' indexes use it). */
+  readonly revision?: number;
   readonly playerInput: string;
   readonly recentConversation: readonly ChatMessage[];
   readonly index: SourceIndex;
@@ -70,9 +72,18 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
   const queryText = [...input.recentConversation.map((m) => m.content), playerInput].join('\n');
   // Growing documents reach a stage as a recent window plus older excerpts retrieved for what
   // that stage itself may read, never whole: the prompt stays within budget at any length.
-  const recentShare = (tokens: number) => Math.ceil(tokens * 0.6);
+  // The recent window is the last few settled turns (at most 60 % of the tokens); a few older
+  // excerpts take what it leaves.
   const windowed = (path: string, tokens: number, query: string) =>
-    windowDocument(files[path] ?? '', input.documentIndex(path), { recentTokens: recentShare(tokens), olderTokens: tokens - recentShare(tokens), query, count: budget.count });
+    windowDocument(files[path] ?? '', input.documentIndex(path), {
+      tokens,
+      recentTokens: Math.ceil(tokens * 0.6),
+      recentBlocks: budget.recentTurns,
+      excerpts: budget.olderExcerpts,
+      query,
+      count: budget.count,
+      ...(input.revision === undefined ? {} : { revision: input.revision }),
+    });
   const publicHistory = windowed(WORKSPACE_FILES.history, budget.historyTokens, queryText);
   const local = input.index.query(queryText, input.limits);
   const web = input.webSearch && manifest.pipeline.webSearch ? await searchWeb(input, degrade) : [];

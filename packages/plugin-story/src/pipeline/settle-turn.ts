@@ -1,5 +1,5 @@
 import { abortReason, describeError } from '@troupe/kernel/util';
-import { KernelStorageError, type TreeStore } from '@troupe/kernel';
+import { KernelStorageError, type TreeSettlement, type TreeStore } from '@troupe/kernel';
 import { appendSettleBlock } from '@troupe/kernel/storage';
 import { STORY_EVENTS, settleMarker } from '../events.js';
 import { type ContinuityResult, runContinuity } from '../stages/continuity.js';
@@ -55,6 +55,8 @@ export async function settleTurn(options: {
   readonly reply: string;
   readonly step?: number;
   readonly earlier?: readonly EarlierSettlement[];
+  /** Told of a settlement the store applied as a plain append (the growing documents' indexes follow it without re-reading). */
+  readonly onAppended?: (settlement: TreeSettlement, revision: number) => void;
 }): Promise<TurnSettlement> {
   const { env, manifest, files, reply } = options;
   const earlier = options.earlier ?? [];
@@ -70,6 +72,7 @@ export async function settleTurn(options: {
   }
   try {
     const result = await options.trees.settle(options.workspaceId, { marker, appends });
+    if (result.applied) options.onAppended?.({ marker, appends }, result.revision);
     return { marker, applied: result.applied, revision: result.revision, mode, files: Object.keys(appends).sort(), appends };
   } catch (error) {
     // Same marker, other content: an earlier attempt of this turn already settled. Keep that one.

@@ -1,10 +1,18 @@
 import { Bm25Index } from './bm25-index.js';
+import { ownString } from './own-string.js';
 import { processTerm, tokenize } from './tokenizer.js';
 
-/** A piece of the indexed text, by character offsets. */
-export interface TextSpan {
+/** One indexed piece of a growing document: its place and its story text. */
+export interface IndexedPiece {
+  /** Character offsets in the document. */
   readonly start: number;
   readonly end: number;
+  /** Its non-blank lines (settle markers are never inside a piece), own copy. */
+  readonly text: string;
+  /** Position in {@link GrowingTextIndex.pieces} (document order). */
+  readonly ordinal: number;
+  /** How many settle markers come before it: pieces of one settled block share it. */
+  readonly block: number;
 }
 
 const SETTLE_LINE = /^<!-- troupe:settle .* -->$/;
@@ -18,20 +26,41 @@ export function isSettleMarkerLine(line: string): boolean {
   return line.startsWith('<!-- troupe:settle ') && SETTLE_LINE.test(line);
 }
 
+// A journal tail longer than this is not kept: such a document (a long text without settle
+// markers) is compared on its next turn instead of being extended in place.
+const MAX_TAIL_CHARS = 64 * 1024;
+
 /**
- * A search index over one text that mostly grows at its end (`history.md`, a `knowledge.md`):
- * an update re-indexes only what follows the longest common prefix with the text indexed
- * before, so an appended turn costs its own lines and an edit costs the text after it.
+ * A search index over one text that mostly grows at its end (`history.md`, a `knowledge.md`).
+ * The text is cut into pieces of whole lines (a settle marker line ends a piece), and an update
+ * re-indexes only from the last settle marker before the first changed character — the piece
+ * cutting is restarted only at a marker, so the pieces always equal those of a fresh build of
+ * the same text, whatever changed (an append, an edit in the middle, a truncation).
+ *
+ * Two ways to learn the text: {@link update} compares it with the text indexed before (one
+ * comparison of the common part), and {@link appended} is told what a settlement appended at a
+ * revision (the store's contract: an applied settle is exactly one revision and appends exactly
+ * its block), so a turn that only settles never reads or compares the whole document; the next
+ * {@link update} at that revision with that length takes the text as it is.
  */
 export class GrowingTextIndex {
   readonly #chunkChars: number;
   readonly #index = new Bm25Index([1], { tokenize, processTerm });
-  readonly #spans: TextSpan[] = [];
+  readonly #pieces: IndexedPiece[] = [];
   readonly #keys: string[] = [];
-  readonly #spanByKey = new Map<string, TextSpan>();
+  readonly #ordinalByKey = new Map<string, number>();
+  /** End offsets of the settle-marker lines (a restart point of the piece cutting each). */
+  readonly #anchors: number[] = [];
+  /** The text last compared or adopted, and what was appended to it since (by `appended`). */
   #text = '';
+  #pending: string[] = [];
+  #length = 0;
+  #revision: number | undefined;
+  /** The text from the last anchor on (own copy), or undefined when longer than MAX_TAIL_CHARS. */
+  #tail: string | undefined = '';
   #nextKey = 0;
   #charsIndexed = 0;
+  #charsCompared = 0;
 
   /** @param chunkChars - longest indexed piece */
   constructor(chunkChars: number) {
@@ -43,43 +72,152 @@ export class GrowingTextIndex {
     return this.#charsIndexed;
   }
 
-  /**
-   * Brings the index in line with `text`.
-   * @param text - the whole text now
-   */
-  update(text: string): void {
-    if (text === this.#text) return;
-    const prefix = commonPrefixLength(this.#text, text);
-    let keep = this.#spans.length;
-    while (keep > 0 && this.#spans[keep - 1]!.end > prefix) keep--;
-    for (const key of this.#keys.splice(keep)) {
-      this.#index.remove(key);
-      this.#spanByKey.delete(key);
-    }
-    this.#spans.length = keep;
-    const from = keep > 0 ? this.#spans[keep - 1]!.end : 0;
-    for (const span of chunkSpans(text, from, this.#chunkChars)) {
-      const key = String(this.#nextKey++);
-      const piece = text.slice(span.start, span.end);
-      this.#index.add(key, [piece]);
-      this.#charsIndexed += piece.length;
-      this.#spans.push(span);
-      this.#keys.push(key);
-      this.#spanByKey.set(key, span);
-    }
-    this.#text = text;
+  /** Characters compared with an earlier text since creation (for tests and benchmarks). */
+  get charsCompared(): number {
+    return this.#charsCompared;
+  }
+
+  /** Length of the text the index reflects. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** The pieces, in document order (callers must not change the array). */
+  get pieces(): readonly IndexedPiece[] {
+    return this.#pieces;
+  }
+
+  /** Settle markers in the text. */
+  get blocks(): number {
+    return this.#anchors.length;
   }
 
   /**
-   * The pieces of the indexed text that best match `query` and end at or before `before`.
-   * @param query - any text
-   * @param before - only pieces ending at or before this offset
-   * @param limit - most pieces
-   * @returns spans by descending relevance
+   * Brings the index in line with `text`.
+   * @param text - the whole text now
+   * @param revision - the store revision it was read at, when known: a text of the length the
+   *   index expects at the revision it expects is taken as it is, without reading it
    */
-  search(query: string, before: number, limit: number): TextSpan[] {
-    return this.#index.search(query, limit, (key) => (this.#spanByKey.get(key)?.end ?? Number.POSITIVE_INFINITY) <= before).map((hit) => this.#spanByKey.get(hit.key)!);
+  update(text: string, revision?: number): void {
+    if (revision !== undefined && revision === this.#revision && text.length === this.#length) {
+      // Taken as it is: reading or comparing it would cost the whole document.
+      this.#adopt(text);
+      return;
+    }
+    const before = this.#pending.length > 0 ? this.#text + this.#pending.join('') : this.#text;
+    const prefix = commonPrefixLength(before, text);
+    this.#charsCompared += prefix;
+    if (prefix === text.length && prefix === before.length) {
+      // The same text: a revision unknown to the caller keeps the one known here.
+      this.#revision = revision ?? this.#revision;
+      this.#adopt(text);
+      return;
+    }
+    this.#revision = revision;
+    const from = this.#restartBefore(prefix);
+    this.#reindex(text.slice(from), from);
+    this.#adopt(text);
   }
+
+  /**
+   * Extends the index by what a settlement appended, without reading the document: applies only
+   * when the index reflects the text at `revision - 1` (else the next {@link update} compares).
+   * @param revision - the revision the settlement produced
+   * @param suffix - the exact characters it appended to this document ('' when it left it alone)
+   * @returns whether the index now reflects `revision`
+   */
+  appended(revision: number, suffix: string): boolean {
+    if (this.#revision === undefined || revision !== this.#revision + 1 || (suffix !== '' && this.#tail === undefined)) return false;
+    this.#revision = revision;
+    if (suffix === '') return true;
+    const from = this.#anchors.at(-1) ?? 0;
+    this.#restartBefore(this.#length);
+    this.#pending.push(ownString(suffix));
+    this.#length += suffix.length;
+    this.#reindex(`${this.#tail}${suffix}`, from);
+    return true;
+  }
+
+  /**
+   * Whether the text the index reflects ends with a line break (or is empty), from the kept
+   * tail; undefined when no tail is kept ({@link appended} does not apply then).
+   */
+  get endsWithLineBreak(): boolean | undefined {
+    return this.#tail === undefined ? undefined : this.#tail === '' || this.#tail.endsWith('\n');
+  }
+
+  /**
+   * The pieces before `before` (an ordinal) that best match `query`.
+   * @param query - any text
+   * @param before - only pieces with a smaller ordinal
+   * @param limit - most pieces
+   * @returns pieces by descending relevance
+   */
+  search(query: string, before: number, limit: number): IndexedPiece[] {
+    return this.#index
+      .search(query, limit, (key) => (this.#ordinalByKey.get(key) ?? Number.POSITIVE_INFINITY) < before)
+      .map((hit) => this.#pieces[this.#ordinalByKey.get(hit.key)!]!);
+  }
+
+  // The text now is `text`: remember it, unread (it is the comparison base of the next change;
+  // the pieces and the tail already reflect it).
+  #adopt(text: string): void {
+    this.#text = text;
+    this.#pending = [];
+    this.#length = text.length;
+  }
+
+  // Drops what the text from the last restart point at or before `prefix` on produced, and
+  // returns that point: the end of the last marker line that lies wholly in the unchanged part.
+  #restartBefore(prefix: number): number {
+    let anchors = this.#anchors.length;
+    while (anchors > 0 && this.#anchors[anchors - 1]! > prefix) anchors--;
+    this.#anchors.length = anchors;
+    const from = anchors > 0 ? this.#anchors[anchors - 1]! : 0;
+    let keep = this.#pieces.length;
+    while (keep > 0 && this.#pieces[keep - 1]!.start >= from) keep--;
+    for (const key of this.#keys.splice(keep)) {
+      this.#index.remove(key);
+      this.#ordinalByKey.delete(key);
+    }
+    this.#pieces.length = keep;
+    return from;
+  }
+
+  // Cuts and indexes `region` (the document's text from `offset`, a restart point, to its end).
+  #reindex(region: string, offset: number): void {
+    const { spans, anchors } = chunkSpans(region, this.#chunkChars);
+    let block = this.#anchors.length;
+    let nextAnchor = 0;
+    for (const span of spans) {
+      while (nextAnchor < anchors.length && anchors[nextAnchor]! <= span.start) {
+        this.#anchors.push(offset + anchors[nextAnchor++]!);
+        block++;
+      }
+      const text = ownString(storyLines(region.slice(span.start, span.end)));
+      const key = String(this.#nextKey++);
+      this.#index.add(key, [text]);
+      this.#charsIndexed += span.end - span.start;
+      this.#ordinalByKey.set(key, this.#pieces.length);
+      this.#pieces.push({ start: offset + span.start, end: offset + span.end, text, ordinal: this.#pieces.length, block });
+      this.#keys.push(key);
+    }
+    for (; nextAnchor < anchors.length; nextAnchor++) this.#anchors.push(offset + anchors[nextAnchor]!);
+    const last = this.#anchors.at(-1) ?? 0;
+    const tailStart = last - offset;
+    this.#tail = region.length - tailStart <= MAX_TAIL_CHARS ? ownString(tailStart > 0 ? region.slice(tailStart) : region) : undefined;
+  }
+}
+
+/**
+ * The non-blank lines of a text, settle markers left out, joined by line breaks.
+ * @param text - any text
+ */
+export function storyLines(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !isSettleMarkerLine(line))
+    .join('\n');
 }
 
 // The fast path is an append (`b` starts with `a`); otherwise compare in blocks, then by character.
@@ -93,22 +231,31 @@ function commonPrefixLength(a: string, b: string): number {
   return at;
 }
 
-// Pieces of whole lines, at most `maxChars` (a longer line is cut), a settle marker starting a new
-// piece, so one settled turn is usually one piece.
-function chunkSpans(text: string, from: number, maxChars: number): TextSpan[] {
-  const spans: TextSpan[] = [];
+interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+// Pieces of whole lines, at most `maxChars` (a longer line is cut), a settle marker line ending a
+// piece, so one settled turn is usually one piece; and the end of every marker line. Only a
+// marker resets the cutting, which is why an update restarts there.
+function chunkSpans(text: string, maxChars: number): { spans: Span[]; anchors: number[] } {
+  const spans: Span[] = [];
+  const anchors: number[] = [];
   let start = -1;
-  let end = from;
+  let end = 0;
   const emit = () => {
     if (start >= 0 && end > start) spans.push({ start, end });
     start = -1;
   };
-  for (let at = from; at < text.length; ) {
+  for (let at = 0; at < text.length; ) {
     const newline = text.indexOf('\n', at);
     const lineEnd = newline < 0 ? text.length : newline + 1;
     const line = text.slice(at, newline < 0 ? text.length : newline);
     if (isSettleMarkerLine(line)) {
       emit();
+      // A marker line without its line break may still grow: it is no restart point yet.
+      if (newline >= 0) anchors.push(lineEnd);
     } else if (line.trim() !== '') {
       if (start >= 0 && lineEnd - start > maxChars) emit();
       for (let piece = at; piece < lineEnd; piece += maxChars) {
@@ -121,5 +268,5 @@ function chunkSpans(text: string, from: number, maxChars: number): TextSpan[] {
     at = lineEnd;
   }
   emit();
-  return spans;
+  return { spans, anchors };
 }

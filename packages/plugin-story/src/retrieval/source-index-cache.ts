@@ -1,4 +1,6 @@
+import type { TreeSettlement } from '@troupe/kernel';
 import { inject, injectable } from '@troupe/kernel/di';
+import { appendSettleBlock } from '@troupe/kernel/storage';
 import type { StorySettings } from '../plugin-config.js';
 import { StoryTokens } from '../story-tokens.js';
 import { GrowingTextIndex } from './growing-text-index.js';
@@ -57,6 +59,25 @@ export class SourceIndexCache {
       documents.set(path, index);
     }
     return index;
+  }
+
+  /**
+   * Tells the growing documents' indexes what an applied settlement appended, so the next turn
+   * takes the documents at that revision without reading them (see {@link GrowingTextIndex.appended}).
+   * An index not at the revision before is left to compare on its next turn.
+   * @param workspaceId - the workspace settled
+   * @param settlement - the settlement the store applied
+   * @param revision - the revision the store reported for it
+   */
+  settled(workspaceId: string, settlement: TreeSettlement, revision: number): void {
+    const entry = this.#workspaces.get(workspaceId);
+    if (!entry) return;
+    for (const [path, index] of entry.documents) {
+      const text = settlement.appends[path];
+      // The exact characters the store appends (its own rule): a line break first when needed.
+      const suffix = text === undefined ? '' : `${index.endsWithLineBreak === false ? '\n' : ''}${appendSettleBlock('', settlement.marker, text)}`;
+      index.appended(revision, suffix);
+    }
   }
 
   #entry(workspaceId: string): WorkspaceIndexes {

@@ -99,6 +99,7 @@ export class StoryDraftPreparer {
         env: stageEnvironment(ctx, manifest, deadlineAt, (type, data) => emit(type, data), this.#settings.stagePrompt),
         manifest,
         files: snapshot.files,
+        revision: snapshot.revision,
         playerInput: input,
         recentConversation: ctx.history.slice(-this.#settings.recentMessages),
         index: this.#indexes.indexFor(workspaceId),

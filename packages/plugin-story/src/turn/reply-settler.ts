@@ -1,10 +1,11 @@
-import type { CommittedTurn, TreeSnapshot, TreeStore, TurnContext } from '@troupe/kernel';
+import type { CommittedTurn, TreeSettlement, TreeSnapshot, TreeStore, TurnContext } from '@troupe/kernel';
 import { inject, injectable } from '@troupe/kernel/di';
 import { describeError } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { STORY_EVENTS, settleMarker } from '../events.js';
 import { type EarlierSettlement, settleTurn } from '../pipeline/settle-turn.js';
 import type { StorySettings } from '../plugin-config.js';
+import type { SourceIndexCache } from '../retrieval/source-index-cache.js';
 import { StoryTokens } from '../story-tokens.js';
 import { WORKSPACE_FILES } from '../workspace/layout.js';
 import type { StoryManifest } from '../workspace/manifest.js';
@@ -24,14 +25,21 @@ const SettledSchema = z.object({ marker: z.string(), appends: z.record(z.string(
 export class StoryReplySettler {
   readonly #trees: TreeStore;
   readonly #settings: StorySettings;
+  readonly #indexes: SourceIndexCache;
 
   /**
    * @param trees - where workspaces live
    * @param settings - the plugin settings (stage budget)
+   * @param indexes - search indexes per workspace (told what a settlement appended)
    */
-  constructor(@inject(StoryTokens.WorkspaceStore) trees: TreeStore, @inject(StoryTokens.Settings) settings: StorySettings) {
+  constructor(
+    @inject(StoryTokens.WorkspaceStore) trees: TreeStore,
+    @inject(StoryTokens.Settings) settings: StorySettings,
+    @inject(StoryTokens.SourceIndexCache) indexes: SourceIndexCache,
+  ) {
     this.#trees = trees;
     this.#settings = settings;
+    this.#indexes = indexes;
   }
 
   /**
@@ -59,7 +67,8 @@ export class StoryReplySettler {
     // Continuity runs after the reply: only the per-stage timeout bounds it.
     const env = stageEnvironment(ctx, manifest, Number.POSITIVE_INFINITY, (type, data) => emit(type, data), this.#settings.stagePrompt);
     const earlier = await earlierSettlements(ctx, turn.turnId, turn.step);
-    const result = await settleTurn({ env, trees: this.#trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply, step: turn.step, earlier });
+    const onAppended = (settlement: TreeSettlement, revision: number) => this.#indexes.settled(workspaceId, settlement, revision);
+    const result = await settleTurn({ env, trees: this.#trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply, step: turn.step, earlier, onAppended });
     emit(STORY_EVENTS.settled, { workspaceId, ...result }, marker);
   }
 
