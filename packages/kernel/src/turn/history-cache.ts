@@ -74,7 +74,8 @@ export class HistoryCache {
     const unread = session.partial ? session.earlier * 2 : 0;
     // The usual case: the current turn is new (or the latest, regenerated), so the window is a
     // slice of the kept messages — work of the window, not of the session.
-    const { ids, messages } = (session.conversation ??= conversationOf(all));
+    session.conversation ??= conversationOf(all);
+    const { ids, messages } = session.conversation;
     const end = !all.has(currentTurnId) ? ids.length : ids[ids.length - 1] === currentTurnId ? ids.length - 1 : -1;
     if (end >= 0) return { messages: messages.slice(2 * skip, 2 * end), omitted: skip * 2 + unread };
     if (skip === 0) return { messages: messagesFromTurns(all.values(), currentTurnId), omitted: unread };
