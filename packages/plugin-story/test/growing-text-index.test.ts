@@ -40,9 +40,9 @@ describe('the growing-document index', () => {
     const full = index.charsIndexed;
     const appended = settle(text, 200, '- the LOCKET surfaced');
     index.update(appended);
-    expect(index.charsIndexed - full).toBeLessThan(60);
+    expect(index.charsIndexed - full).toBeLessThan(30);
     index.update(appended);
-    expect(index.charsIndexed - full).toBeLessThan(60);
+    expect(index.charsIndexed - full).toBeLessThan(30);
     expect(index.search('locket', Number.POSITIVE_INFINITY, 3).map((piece) => piece.text)).toEqual(['- the LOCKET surfaced']);
     const edited = appended.replace('event 190 on the road', 'event 190 by the WELL');
     const before = index.charsIndexed;

@@ -46,6 +46,7 @@ export class Bm25Index {
   #lengths: number[][];
   #lengthSums: number[];
   #live = 0;
+  #scores: { scores: Float64Array; matched: Uint16Array; lastTerm: Int32Array } | undefined;
 
   /**
    * @param boosts - one boost per field, in the order `add` receives the fields
@@ -131,10 +132,7 @@ export class Bm25Index {
       const term = this.#analyzer.processTerm(raw);
       if (term) multiplicity.set(term, (multiplicity.get(term) ?? 0) + 1);
     }
-    const slots = this.#keys.length;
-    const scores = new Float64Array(slots);
-    const matched = new Uint16Array(slots);
-    const lastTerm = new Int32Array(slots).fill(-1);
+    const { scores, matched, lastTerm } = this.#scratch(this.#keys.length);
     const touched: number[] = [];
     const keys = this.#keys;
     let termNo = 0;
@@ -170,6 +168,10 @@ export class Bm25Index {
     const best: Bm25Hit[] = [];
     for (const slot of touched) {
       const score = scores[slot]! * matched[slot]!;
+      // Leave the scratch arrays clean for the next query (only what this one touched).
+      scores[slot] = 0;
+      matched[slot] = 0;
+      lastTerm[slot] = -1;
       if (best.length >= limit && score <= best[best.length - 1]!.score) continue;
       const key = keys[slot]!;
       if (accept && !accept(key)) continue;
@@ -179,6 +181,16 @@ export class Bm25Index {
       if (best.length > limit) best.pop();
     }
     return best;
+  }
+
+  // Per-slot score arrays kept between queries (zero outside a query), grown as the index grows,
+  // so a query costs the postings it walks, not an allocation of every slot.
+  #scratch(slots: number): { scores: Float64Array; matched: Uint16Array; lastTerm: Int32Array } {
+    if (!this.#scores || this.#scores.scores.length < slots) {
+      const size = Math.max(slots, 2 * (this.#scores?.scores.length ?? 32));
+      this.#scores = { scores: new Float64Array(size), matched: new Uint16Array(size), lastTerm: new Int32Array(size).fill(-1) };
+    }
+    return this.#scores;
   }
 
   // Drops removed documents from every postings list and renumbers the slots.

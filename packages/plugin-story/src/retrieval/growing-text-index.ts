@@ -114,8 +114,8 @@ export class GrowingTextIndex {
       return;
     }
     this.#revision = revision;
-    const from = this.#restartBefore(prefix);
-    this.#reindex(text.slice(from), from);
+    const { from, dropped } = this.#restartBefore(prefix);
+    this.#reindex(text.slice(from), from, dropped);
     this.#adopt(text);
   }
 
@@ -130,11 +130,10 @@ export class GrowingTextIndex {
     if (this.#revision === undefined || revision !== this.#revision + 1 || (suffix !== '' && this.#tail === undefined)) return false;
     this.#revision = revision;
     if (suffix === '') return true;
-    const from = this.#anchors.at(-1) ?? 0;
-    this.#restartBefore(this.#length);
+    const { from, dropped } = this.#restartBefore(this.#length);
     this.#pending.push(ownString(suffix));
     this.#length += suffix.length;
-    this.#reindex(`${this.#tail}${suffix}`, from);
+    this.#reindex(`${this.#tail}${suffix}`, from, dropped);
     return true;
   }
 
@@ -167,45 +166,62 @@ export class GrowingTextIndex {
     this.#length = text.length;
   }
 
-  // Drops what the text from the last restart point at or before `prefix` on produced, and
-  // returns that point: the end of the last marker line that lies wholly in the unchanged part.
-  #restartBefore(prefix: number): number {
+  // Takes back what the text from the last restart point at or before `prefix` on produced
+  // (the pieces are handed to #reindex, which keeps those that come out the same), and returns
+  // that point: the end of the last marker line that lies wholly in the unchanged part.
+  #restartBefore(prefix: number): { from: number; dropped: { piece: IndexedPiece; key: string }[] } {
     let anchors = this.#anchors.length;
     while (anchors > 0 && this.#anchors[anchors - 1]! > prefix) anchors--;
     this.#anchors.length = anchors;
     const from = anchors > 0 ? this.#anchors[anchors - 1]! : 0;
     let keep = this.#pieces.length;
     while (keep > 0 && this.#pieces[keep - 1]!.start >= from) keep--;
-    for (const key of this.#keys.splice(keep)) {
-      this.#index.remove(key);
-      this.#ordinalByKey.delete(key);
-    }
-    this.#pieces.length = keep;
-    return from;
+    const keys = this.#keys.splice(keep);
+    const dropped = this.#pieces.splice(keep).map((piece, i) => ({ piece, key: keys[i]! }));
+    return { from, dropped };
   }
 
-  // Cuts and indexes `region` (the document's text from `offset`, a restart point, to its end).
-  #reindex(region: string, offset: number): void {
+  // Cuts and indexes `region` (the document's text from `offset`, a restart point, to its end);
+  // a piece that comes out as one taken back (same place, same text) keeps its index entry.
+  #reindex(region: string, offset: number, dropped: readonly { piece: IndexedPiece; key: string }[]): void {
     const { spans, anchors } = chunkSpans(region, this.#chunkChars);
     let block = this.#anchors.length;
     let nextAnchor = 0;
-    for (const span of spans) {
+    let same = 0;
+    spans.forEach((span, i) => {
       while (nextAnchor < anchors.length && anchors[nextAnchor]! <= span.start) {
         this.#anchors.push(offset + anchors[nextAnchor++]!);
         block++;
       }
-      const text = ownString(storyLines(region.slice(span.start, span.end)));
+      const start = offset + span.start;
+      const end = offset + span.end;
+      const text = storyLines(region.slice(span.start, span.end));
+      const old = dropped[i];
+      if (same === i && old && old.piece.start === start && old.piece.end === end && old.piece.block === block && old.piece.text === text) {
+        same++;
+        this.#pieces.push(old.piece);
+        this.#keys.push(old.key);
+        return;
+      }
+      if (same === i) for (const { key } of dropped.slice(same)) this.#forget(key);
       const key = String(this.#nextKey++);
-      this.#index.add(key, [text]);
+      const own = ownString(text);
+      this.#index.add(key, [own]);
       this.#charsIndexed += span.end - span.start;
       this.#ordinalByKey.set(key, this.#pieces.length);
-      this.#pieces.push({ start: offset + span.start, end: offset + span.end, text, ordinal: this.#pieces.length, block });
+      this.#pieces.push({ start, end, text: own, ordinal: this.#pieces.length, block });
       this.#keys.push(key);
-    }
+    });
+    if (same === spans.length) for (const { key } of dropped.slice(same)) this.#forget(key);
     for (; nextAnchor < anchors.length; nextAnchor++) this.#anchors.push(offset + anchors[nextAnchor]!);
     const last = this.#anchors.at(-1) ?? 0;
     const tailStart = last - offset;
     this.#tail = region.length - tailStart <= MAX_TAIL_CHARS ? ownString(tailStart > 0 ? region.slice(tailStart) : region) : undefined;
+  }
+
+  #forget(key: string): void {
+    this.#index.remove(key);
+    this.#ordinalByKey.delete(key);
   }
 }
 
