@@ -1,5 +1,5 @@
 import type { ActivatedWorldInfoEntry, WorldInfoPosition } from '@troupe/kernel';
-import { type ActivateWorldInfoInput, checkActivationInput } from './activation-input.js';
+import { type ActivateWorldInfoInput, type CheckedInput, checkActivationInput } from './activation-input.js';
 import type { Candidate } from './candidate.js';
 import type { Lorebook, WorldInfoEntry } from './entry.js';
 import { type GroupLoss, filterInclusionGroups } from './inclusion-groups.js';
@@ -153,7 +153,19 @@ function scanTexts(input: ActivateWorldInfoInput, settings: WorldInfoSettings): 
  * @throws {LorebookError} LOREBOOK_INPUT_INVALID, LOREBOOK_DUPLICATE_BOOK
  */
 export function activateWorldInfo(input: ActivateWorldInfoInput): WorldInfoActivation {
-  const { settings, state } = checkActivationInput(input);
+  return activateChecked(input, checkActivationInput(input));
+}
+
+/**
+ * {@link activateWorldInfo} for a caller that checked the input already (the plugin: its books
+ * and settings at boot, a book source's books and the stored state per turn, and the kernel's
+ * history needs no check).
+ * @param input - books, messages, input, seed, names, substitution and token counter
+ * @param checked - the settings with defaults and the previous state, both checked
+ * @returns what {@link activateWorldInfo} returns
+ */
+export function activateChecked(input: ActivateWorldInfoInput, checked: CheckedInput): WorldInfoActivation {
+  const { settings, state } = checked;
   const substitution: Substitution = input.substitute ? { apply: input.substitute, tag: undefined } : defaultSubstitute(input.names);
   const substitute = substitution.apply;
   const countTokens = input.countTokens ?? estimateTokens;

@@ -65,8 +65,10 @@ const EntrySchema = z.looseObject({
   decorators: z.array(z.string()),
 });
 
-const BookShellSchema = z.looseObject({ name: z.string().min(1).max(256), scope: z.enum(['chat', 'character', 'global']).optional(), entries: z.array(z.unknown()).max(10_000) });
-const EntriesSchema = z.array(EntrySchema);
+/** A book's outer shape (its entries are checked with {@link EntriesSchema}). */
+export const BookShellSchema = z.looseObject({ name: z.string().min(1).max(256), scope: z.enum(['chat', 'character', 'global']).optional(), entries: z.array(z.unknown()).max(10_000) });
+/** Schema of a book's entry list (exported for the package's tests). */
+export const EntriesSchema = z.array(EntrySchema);
 
 // Entry lists already validated. Only deeply frozen lists are remembered (the importers freeze
 // what they return), so a list that could have changed since is validated again.
@@ -95,7 +97,8 @@ function entryIssues(books: readonly { entries: readonly unknown[] }[]): { path:
   return issues;
 }
 
-const InputSchema = z.object({
+/** Schema of a whole activation input (exported for the package's tests). */
+export const InputSchema = z.object({
   books: z.array(BookShellSchema).max(100),
   messages: z.array(z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string(), name: z.string().optional() })),
   input: z.string(),
@@ -125,11 +128,47 @@ export function checkActivationInput(input: ActivateWorldInfoInput): CheckedInpu
     const described = describeZodIssues(issues);
     throw new LorebookError('LOREBOOK_INPUT_INVALID', `Invalid world-info activation input: ${described.summary}`, { issues: described.issues });
   }
+  assertUniqueNames(input.books);
+  const state = WorldInfoStateSchema.safeParse(input.state ?? EMPTY_STATE);
+  return { settings: parsed.data.settings ?? WorldInfoSettingsSchema.parse({}), state: state.success ? state.data : EMPTY_STATE };
+}
+
+function assertUniqueNames(books: readonly { readonly name: string }[]): void {
   const names = new Set<string>();
-  for (const book of input.books) {
+  for (const book of books) {
     if (names.has(book.name)) throw new LorebookError('LOREBOOK_DUPLICATE_BOOK', `Two books are named "${book.name}"; entry ids (<book>.<uid>) would clash`);
     names.add(book.name);
   }
-  const state = WorldInfoStateSchema.safeParse(input.state ?? EMPTY_STATE);
-  return { settings: parsed.data.settings ?? WorldInfoSettingsSchema.parse({}), state: state.success ? state.data : EMPTY_STATE };
+}
+
+const TurnBooksSchema = z.object({
+  books: z.array(BookShellSchema).max(100),
+  names: z.object({ user: z.string().optional(), char: z.string().optional() }).optional(),
+});
+
+/**
+ * What is wrong with a list of books (their shapes and entries), as zod-style issues; empty when
+ * they are fine. The plugin runs it on its own books at boot (in its config schema).
+ * @param books - the books
+ * @returns the issues, paths starting at the list
+ */
+export function bookIssues(books: readonly unknown[]): { path: PropertyKey[]; message: string }[] {
+  const parsed = z.array(BookShellSchema).max(100).safeParse(books);
+  if (!parsed.success) return parsed.error.issues.map((issue) => ({ path: issue.path, message: issue.message }));
+  return entryIssues(books as readonly Lorebook[]).map((issue) => ({ path: issue.path.slice(1), message: issue.message }));
+}
+
+/**
+ * Checks the books (and names) a turn's book source returned, like {@link checkActivationInput}
+ * checks a whole input: the plugin's turn path checks only these, its options were checked at boot.
+ * @throws {LorebookError} LOREBOOK_INPUT_INVALID, LOREBOOK_DUPLICATE_BOOK
+ */
+export function checkTurnBooks(books: readonly Lorebook[], names: unknown): void {
+  const parsed = TurnBooksSchema.safeParse({ books, ...(names === undefined ? {} : { names }) });
+  const issues = parsed.success ? entryIssues(books) : parsed.error.issues;
+  if (!parsed.success || issues.length > 0) {
+    const described = describeZodIssues(issues);
+    throw new LorebookError('LOREBOOK_INPUT_INVALID', `Invalid world-info books: ${described.summary}`, { issues: described.issues });
+  }
+  assertUniqueNames(books);
 }

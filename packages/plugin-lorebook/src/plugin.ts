@@ -1,10 +1,11 @@
 import { type ActivatedWorldInfoEntry, type PluginDefinition, type TurnContext, contextKeys, definePlugin } from '@troupe/kernel';
 import { throwIfAborted } from '@troupe/kernel/util';
 import * as z from 'zod';
-import { type WorldInfoActivation, activateWorldInfo } from './activate.js';
+import { type WorldInfoActivation, activateChecked } from './activate.js';
+import { bookIssues, checkTurnBooks } from './activation-input.js';
 import type { Lorebook } from './entry.js';
 import { type ActivatedEventData, LOREBOOK_ACTIVATED_EVENT, LOREBOOK_STATE_EVENT, LOREBOOK_STATE_KEY } from './events.js';
-import { WorldInfoSettingsSchema, type WorldInfoSettingsInput } from './settings.js';
+import { type WorldInfoSettings, WorldInfoSettingsSchema, type WorldInfoSettingsInput } from './settings.js';
 import { EMPTY_STATE, type WorldInfoState, WorldInfoStateSchema } from './timed-effects.js';
 
 /** The plugin's name (also its npm package name). */
@@ -44,7 +45,18 @@ export interface LorebookPluginOptions {
 
 const OptionsSchema = z
   .object({
-    books: z.union([z.array(z.looseObject({ name: z.string(), entries: z.array(z.unknown()) })), z.custom<BookSource>((value) => typeof value === 'function', 'expected a function')]),
+    books: z.union([
+      // The books given here are checked whole, at boot (shapes, entries, unique names), never per turn.
+      z.array(z.looseObject({ name: z.string(), entries: z.array(z.unknown()) })).superRefine((books, ctx) => {
+        for (const issue of bookIssues(books)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+        const seen = new Set<string>();
+        books.forEach((book, index) => {
+          if (seen.has(book.name)) ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `Two books are named "${book.name}"; entry ids (<book>.<uid>) would clash` });
+          seen.add(book.name);
+        });
+      }),
+      z.custom<BookSource>((value) => typeof value === 'function', 'expected a function'),
+    ]),
     settings: WorldInfoSettingsSchema.optional(),
     names: z.object({ user: z.string().optional(), char: z.string().optional() }).strict().optional(),
   })
@@ -86,32 +98,41 @@ function placeable(activation: WorldInfoActivation): ActivatedWorldInfoEntry[] {
 // The turn's token budget (the kernel's, from the chat's settings) unless the plugin was given a
 // budget of its own: world info then takes the kernel's world-info share, counted with the
 // actor model's calibrated counter.
-function budgetFor(config: Config, ownBudget: boolean, turn: TurnContext): { settings?: WorldInfoSettingsInput; countTokens?: (text: string) => number } {
+function budgetFor(settings: WorldInfoSettings, ownBudget: boolean, turn: TurnContext): { settings: WorldInfoSettings; countTokens?: (text: string) => number } {
   const kernel = turn.get(contextKeys.tokenBudget);
-  if (!kernel) return config.settings !== undefined ? { settings: config.settings } : {};
+  if (!kernel) return { settings };
   const countTokens = (text: string) => kernel.countText(text);
-  if (ownBudget) return { ...(config.settings !== undefined ? { settings: config.settings } : {}), countTokens };
-  return { settings: { ...config.settings, contextSize: kernel.contextTokens, budgetTokens: Math.max(1, kernel.worldInfoTokens) }, countTokens };
+  if (ownBudget) return { settings, countTokens };
+  // The kernel's budget is whole tokens; the rest of the settings were checked at boot.
+  return { settings: { ...settings, contextSize: Math.max(1, Math.floor(kernel.contextTokens)), budgetTokens: Math.max(1, Math.floor(kernel.worldInfoTokens)) }, countTokens };
 }
 
-async function activateForTurn(config: Config, ownBudget: boolean, turn: TurnContext): Promise<void> {
-  const picked = typeof config.books === 'function' ? await config.books(turn) : (config.books as readonly Lorebook[]);
+async function activateForTurn(config: Config, settings: WorldInfoSettings, ownBudget: boolean, turn: TurnContext): Promise<void> {
+  const fromSource = typeof config.books === 'function';
+  const picked = fromSource ? await (config.books as BookSource)(turn) : (config.books as readonly Lorebook[]);
   throwIfAborted(turn.signal);
   const books = Array.isArray(picked) ? (picked as readonly Lorebook[]) : (picked as TurnBooks).books;
-  const names = Array.isArray(picked) ? config.names : ((picked as TurnBooks).names ?? config.names);
+  const turnNames = Array.isArray(picked) ? undefined : (picked as TurnBooks).names;
+  // Books from the app's source are this turn's input; the plugin's own were checked at boot.
+  if (fromSource) checkTurnBooks(books, turnNames);
+  const names = turnNames ?? config.names;
   if (books.length === 0) return;
+  // Checked as it is read from the log; the history is the kernel's.
   const state = await previousState(turn);
   throwIfAborted(turn.signal);
-  const activation = activateWorldInfo({
-    books,
-    messages: turn.history,
-    input: turn.input,
-    state,
-    // Reproducible per chat position: replaying a chat rolls the same dice.
-    seed: `${turn.sessionId}:${turn.history.length}`,
-    ...budgetFor(config, ownBudget, turn),
-    ...(names !== undefined ? { names } : {}),
-  });
+  const { settings: turnSettings, countTokens } = budgetFor(settings, ownBudget, turn);
+  const activation = activateChecked(
+    {
+      books,
+      messages: turn.history,
+      input: turn.input,
+      // Reproducible per chat position: replaying a chat rolls the same dice.
+      seed: `${turn.sessionId}:${turn.history.length}`,
+      ...(countTokens !== undefined ? { countTokens } : {}),
+      ...(names !== undefined ? { names } : {}),
+    },
+    { settings: turnSettings, state },
+  );
   turn.set(contextKeys.worldInfo, { entries: placeable(activation) });
   turn.events.append(LOREBOOK_ACTIVATED_EVENT, eventData(activation), { ignorable: true });
   if (JSON.stringify(activation.state) !== JSON.stringify(state)) {
@@ -139,9 +160,11 @@ export function lorebookPlugin(options: LorebookPluginOptions): PluginDefinition
     config: options,
     setup(ctx) {
       const config = ctx.config;
+      // Defaults filled in once: the settings were checked by the options schema at boot.
+      const settings = WorldInfoSettingsSchema.parse(config.settings ?? {});
       const own = options.settings;
       const ownBudget = own !== undefined && (own.budgetTokens !== undefined || own.budgetPercent !== undefined || own.contextSize !== undefined);
-      ctx.hooks.preActor({ order: 'pre', degradable: false, handler: (_input, turn) => activateForTurn(config, ownBudget, turn) });
+      ctx.hooks.preActor({ order: 'pre', degradable: false, handler: (_input, turn) => activateForTurn(config, settings, ownBudget, turn) });
     },
   });
 }
