@@ -3,7 +3,8 @@
 // Before/after in one run: `BENCH_BASELINE=<a kernel dist/ folder> node bench/turn-overhead.mjs`
 // measures that build and this one alternately (the folder must sit inside packages/kernel so its
 // imports resolve, e.g. `.tmp/baseline/dist` copied from a build of the base commit). Several
-// baselines: separate the folders with commas; each is labelled by its folder name.
+// baselines: separate the folders with commas; each is labelled by its folder name. BENCH_KINDS=sync
+// (or async) runs one kind of handler only; BENCH_ROUNDS sets the alternating rounds.
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -50,21 +51,28 @@ async function measure({ kernel, testing }, pluginCount, turns, kind) {
   };
   await run(2_000, 0);
   const samples = [];
+  const cpuSamples = [];
   const batches = 20;
   const perBatch = Math.floor(turns / batches);
   for (let batch = 0; batch < batches; batch++) {
     const start = process.hrtime.bigint();
+    const cpuStart = process.cpuUsage();
     await run(perBatch, 100_000 + batch * perBatch);
     samples.push(Number(process.hrtime.bigint() - start) / 1_000 / perBatch);
+    // CPU time of this process (user + system): on a shared, loaded machine it leaves out the
+    // time the process waited for a core, which wall time does not.
+    const cpu = process.cpuUsage(cpuStart);
+    cpuSamples.push((cpu.user + cpu.system) / perBatch);
   }
   await harness.close();
   samples.sort((a, b) => a - b);
-  return { median: samples[Math.floor(samples.length / 2)], best: samples[0] };
+  cpuSamples.sort((a, b) => a - b);
+  return { median: samples[Math.floor(samples.length / 2)], best: samples[0], cpu: cpuSamples[Math.floor(cpuSamples.length / 2)] };
 }
 
 console.log(`@troupe/kernel — overhead per turn (Node ${process.version}, ${process.platform}/${process.arch})`);
 const rounds = Number(process.env.BENCH_ROUNDS ?? (kernels.length > 1 ? 3 : 1));
-for (const kind of ['sync', 'async']) {
+for (const kind of (process.env.BENCH_KINDS ?? 'sync,async').split(',')) {
   for (const build of kernels) build.results = {};
   // Builds alternate per plugin count and round, so a load change hits both alike; best median kept.
   for (let round = 0; round < rounds; round++) {
@@ -80,7 +88,9 @@ for (const kind of ['sync', 'async']) {
     const prefix = kernels.length > 1 ? `${build.label.padEnd(Math.max(10, ...kernels.map((entry) => entry.label.length)))} ` : '';
     for (const plugins of [0, 3, 30]) {
       const result = build.results[plugins];
-      console.log(`  ${prefix}${kind.padEnd(5)} ${String(plugins).padStart(2)} no-op plugins: median ${result.median.toFixed(1)} µs/turn (best batch ${result.best.toFixed(1)} µs)`);
+      console.log(
+        `  ${prefix}${kind.padEnd(5)} ${String(plugins).padStart(2)} no-op plugins: median ${result.median.toFixed(1)} µs/turn (best batch ${result.best.toFixed(1)} µs; CPU ${result.cpu.toFixed(1)} µs/turn)`,
+      );
     }
     const perPlugin = (build.results[30].median - build.results[3].median) / 27;
     console.log(`  ${prefix}${kind.padEnd(5)} marginal cost: ${perPlugin.toFixed(2)} µs per extra plugin (4 handlers each)`);
