@@ -143,8 +143,9 @@ export class Bm25Index {
       for (let field = 0; field < byField.length; field++) {
         const postings = byField[field];
         if (!postings) continue;
-        let matching = 0;
-        for (const slot of postings.slots) if (keys[slot] !== undefined) matching += 1;
+        // Without removed documents every posting is live: no pass to count them.
+        let matching = this.#live === keys.length ? postings.slots.length : 0;
+        if (matching === 0) for (const slot of postings.slots) if (keys[slot] !== undefined) matching += 1;
         if (matching === 0) continue;
         const idf = Math.log(1 + (this.#live - matching + 0.5) / (matching + 0.5));
         const average = this.#lengthSums[field]! / this.#live;
