@@ -43,7 +43,8 @@ try {
         event('kernel/turn-committed', { input: `turn ${n} of conversation ${c}`, reply: 'reply '.repeat(40) }, { ignorable: false, key: 'turn' }),
       ]);
       await sessions.findLatest(sessionId, { type: 'agent-rp/story-settled', key: `story:${turnId}` });
-      await trees.currentRevision(workspace(c));
+      // (optional chaining: an older storage-fs, for a "before" figure, has no currentRevision)
+      await trees.currentRevision?.(workspace(c));
       await trees.settle(workspace(c), { marker: `story:${turnId}`, appends: { 'history.md': `- turn ${n}: ${'something happened. '.repeat(8)}`, 'proposals.md': `- idea ${n}` } });
       await sessions.append(sessionId, [event('agent-rp/story-settled', { ok: true }, { key: `story:${turnId}` }), event('kernel/post-review-done', {}, { key: `${turnId}:0` })]);
     });

@@ -10,8 +10,8 @@ import { performance } from 'node:perf_hooks';
 import { createHarness } from '@troupe/kernel';
 import { selectStoryWorkspace, StoryWorkspaces, storyPlugin } from '@troupe/plugin-story';
 import * as storageFs from '@troupe/storage-fs';
-// The plugin's own zero-latency story model (schema-conforming answers for every stage).
-import { instantModel } from '../../packages/plugin-story/bench/instant-model.mjs';
+// The plugin's own story models for benches (schema-conforming answers for every stage).
+import { fixedLatencyModel, instantModel } from '../../packages/plugin-story/bench/instant-model.mjs';
 
 const L = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const TURNS = Number(process.env.BENCH_TURNS ?? 60);
@@ -21,28 +21,6 @@ const PART = process.env.BENCH_PART ?? 'all';
 const SECTIONS = 3;
 /** Shown in the headings (e.g. `before` / `after` when two checkouts run side by side). */
 const LABEL = process.env.BENCH_LABEL ? ` (${process.env.BENCH_LABEL})` : '';
-
-/** The instant model's answers, each after exactly `ms` (cancellable). */
-function latencyModel(ms) {
-  const instant = instantModel();
-  return {
-    id: `latency-${ms}ms`,
-    async generate(request) {
-      await new Promise((resolve, reject) => {
-        const onAbort = () => {
-          clearTimeout(timer);
-          reject(request.signal.reason);
-        };
-        const timer = setTimeout(() => {
-          request.signal.removeEventListener('abort', onAbort);
-          resolve();
-        }, ms);
-        request.signal.addEventListener('abort', onAbort, { once: true });
-      });
-      return instant.generate(request);
-    },
-  };
-}
 
 /**
  * The package's counting fs layer; for a build of storage-fs from before it existed (to print a
@@ -84,6 +62,9 @@ async function overhead(characters, maxParallel) {
   const storage = await storyStorage(characters, maxParallel);
   const harness = await createHarness({ trees: storage.trees, sessionLog: storage.sessions, model: instantModel(), plugins: [storyPlugin()] });
   const times = [];
+  // CPU time of the process (main thread and libuv's fs threads) per turn: steadier than wall
+  // time on a machine shared with other work.
+  const cpu = [];
   let counts;
   try {
     for (let turn = 0; turn < WARMUP + TURNS; turn++) {
@@ -91,20 +72,25 @@ async function overhead(characters, maxParallel) {
       await selectStoryWorkspace(storage.sessions, `s${turn}`, 'bench');
       storage.counting.reset();
       const start = performance.now();
+      const cpuStart = process.cpuUsage();
       await harness.runTurn({ sessionId: `s${turn}`, text: 'I enter the tavern' });
-      if (turn >= WARMUP) times.push(performance.now() - start);
+      if (turn >= WARMUP) {
+        times.push(performance.now() - start);
+        const cpuUsed = process.cpuUsage(cpuStart);
+        cpu.push((cpuUsed.user + cpuUsed.system) / 1000);
+      }
       counts = storage.counting.counts();
     }
   } finally {
     await harness.close();
     await storage.cleanup();
   }
-  return { p50: percentile(times, 0.5), p90: percentile(times, 0.9), counts };
+  return { p50: percentile(times, 0.5), p90: percentile(times, 0.9), cpuP50: percentile(cpu, 0.5), counts };
 }
 
 async function latencyRun(characters, maxParallel) {
   const storage = await storyStorage(characters, maxParallel);
-  const harness = await createHarness({ trees: storage.trees, sessionLog: storage.sessions, model: latencyModel(L), plugins: [storyPlugin()] });
+  const harness = await createHarness({ trees: storage.trees, sessionLog: storage.sessions, model: fixedLatencyModel(L), plugins: [storyPlugin()] });
   const waves = 1 + Math.ceil(characters / maxParallel) + 1 + Math.ceil(SECTIONS / maxParallel) + 1 + 1 + 1; // + editor, actor, continuity
   let best = Number.POSITIVE_INFINITY;
   try {
@@ -123,15 +109,15 @@ async function latencyRun(characters, maxParallel) {
 
 if (PART === 'all' || PART === 'overhead') {
   console.log(`## story turn on storage-fs${LABEL} at zero model latency (${TURNS} turns after ${WARMUP} warm-up, ${SECTIONS} sections, temp folder under ${tmpdir()})`);
-  console.log('| characters | maxParallel | ms per turn (p50) | p90 | fsync | fsyncDir | lock acquisitions | file operations |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| characters | maxParallel | ms per turn (p50) | p90 | CPU ms per turn (p50) | fsync | fsyncDir | lock acquisitions | file operations |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [characters, maxParallel] of [
     [1, 1],
     [4, 4],
     [8, 4],
   ]) {
-    const { p50, p90, counts } = await overhead(characters, maxParallel);
-    console.log(`| ${characters} | ${maxParallel} | ${p50.toFixed(2)} | ${p90.toFixed(2)} | ${counts.fsync} | ${counts.fsyncDir} | ${counts.locks} | ${counts.total} |`);
+    const { p50, p90, cpuP50, counts } = await overhead(characters, maxParallel);
+    console.log(`| ${characters} | ${maxParallel} | ${p50.toFixed(2)} | ${p90.toFixed(2)} | ${cpuP50.toFixed(2)} | ${counts.fsync} | ${counts.fsyncDir} | ${counts.locks} | ${counts.total} |`);
   }
 }
 if (PART === 'all' || PART === 'latency') {

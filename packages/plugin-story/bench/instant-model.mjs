@@ -28,3 +28,31 @@ export function instantModel(answers = {}) {
     },
   };
 }
+
+/**
+ * The instant model's answers, each after exactly `ms` (rejected with the signal's reason when
+ * the request is cancelled): the fixed-latency model of the wall / ideal benches.
+ * @param {number} ms - latency of every call
+ * @param {{ continuity?: () => unknown, actor?: () => string }} [answers] - replacements
+ * @returns a ChatModel
+ */
+export function fixedLatencyModel(ms, answers = {}) {
+  const instant = instantModel(answers);
+  return {
+    id: `latency-${ms}ms`,
+    async generate(request) {
+      await new Promise((resolve, reject) => {
+        const onAbort = () => {
+          clearTimeout(timer);
+          reject(request.signal.reason);
+        };
+        const timer = setTimeout(() => {
+          request.signal.removeEventListener('abort', onAbort);
+          resolve();
+        }, ms);
+        request.signal.addEventListener('abort', onAbort, { once: true });
+      });
+      return instant.generate(request);
+    },
+  };
+}

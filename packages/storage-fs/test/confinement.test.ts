@@ -165,7 +165,7 @@ describe('id and path confinement', () => {
     await assertConfined(accepted);
     expect(writes).toBeGreaterThan(0);
     console.info(`path fuzz: ${RUNS} paths × 3 operations, ${writes} accepted writes, all inside their trees`);
-  });
+  }, STRESS ? 600_000 : undefined); // 30 000 store calls: minutes on a shared machine
 
   it('refuses to write through a symlinked file or folder planted in a tree; the outside stays unchanged', async () => {
     const { trees } = fsStorage({ root: join(root, 'store') });

@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import { KernelStorageError } from '@troupe/kernel';
 import { abortReason } from '@troupe/kernel/util';
 import { writeFully } from './atomic-write.js';
-import { DEFAULT_LEASE_MS, isLockStale, type LockSnapshot, leaseExpiresAt, markHeld, newLockOwner, readLock } from './lock-owner.js';
+import { DEFAULT_LEASE_MS, isLockStale, leaseExpiresAt, markHeld, newLockOwner, readLock } from './lock-owner.js';
 import { CREATE_EXCLUSIVE, errorCode, type StorageFs } from './storage-fs.js';
 import { tempName } from './temp-names.js';
 
@@ -34,7 +34,8 @@ export interface FileLockOptions {
 /** The lock as seen by the critical section. */
 export interface HeldLock {
   /**
-   * Re-reads the lock file and checks it still carries this holder's nonce. Call right before a
+   * Checks the lock's name still names this holder's lock file (its inode, which the holder keeps
+   * open, so no other file can have it; one `lstat`). Call right before a
    * point of no return (a commit point, an append), so a holder whose lock was broken or stolen
    * stops instead of writing beside the new holder.
    * @param what - what is about to happen, for the error message
@@ -57,7 +58,9 @@ export interface HeldLock {
  * - a file that is not a lock at all, after it stayed unchanged for 5 s.
  * Breaking and releasing move the file aside and check it is the one they meant before deleting
  * it, so neither ever removes somebody else's fresh lock; a holder whose lock was broken finds
- * its nonce gone at its next {@link HeldLock.assertHeld} and stops before writing.
+ * another file (or none) at the lock's name at its next {@link HeldLock.assertHeld} and stops
+ * before writing. The holder identifies its lock by inode: it keeps the lock file open until it
+ * has released it, so that inode cannot belong to any other file meanwhile.
  *
  * Reusable for any cross-process critical section over a folder the caller owns (one lock file
  * per resource).
@@ -74,28 +77,39 @@ export async function withFileLock<T>(fs: StorageFs, lockPath: string, options: 
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const owner = newLockOwner(leaseMs);
   const body = Buffer.from(JSON.stringify(owner));
-  const isOurs = (snapshot: LockSnapshot) => snapshot.owner !== 'garbage' && snapshot.owner.nonce === owner.nonce;
   markHeld(owner.nonce, true);
-  let fd: number | undefined;
+  let held: { fd: number; inode: string } | undefined;
   let renewal: NodeJS.Timeout | undefined;
   try {
-    fd = await acquire(fs, lockPath, options, body);
-    const held = fd;
+    held = await acquire(fs, lockPath, options, body, owner.nonce);
+    const { fd, inode } = held;
     // Renew on our own inode: if the lock was broken and re-taken, the new holder's file is untouched.
-    renewal = setInterval(() => void fs.futimes(held, Date.now()).catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
+    renewal = setInterval(() => void fs.futimes(fd, Date.now()).catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
     renewal.unref();
-    return await work({ assertHeld: (what) => assertHeld(fs, lockPath, isOurs, what) });
+    return await work({ assertHeld: (what) => assertHeld(fs, lockPath, inode, what) });
   } finally {
     clearInterval(renewal);
-    if (fd !== undefined) await fs.close(fd).catch(() => undefined);
-    // Best effort: a lock we fail to remove names our pid and an unheld nonce, so it is stale.
-    await release(fs, lockPath, isOurs).catch(() => undefined);
+    if (held) {
+      // Released while the descriptor is still open: our inode cannot be reused by another file
+      // meanwhile, so "the file at the lock's name has our inode" means it is our lock.
+      // Best effort: a lock we fail to remove names our pid and an unheld nonce, so it is stale.
+      await release(fs, lockPath, held.inode).catch(() => undefined);
+      await fs.close(held.fd).catch(() => undefined);
+    }
     markHeld(owner.nonce, false);
   }
 }
 
-/** @returns a descriptor of the published lock file (kept open to renew the lease) */
-async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions, body: Buffer): Promise<number> {
+/** The inode part of a stat signature (`ino:…`), or undefined when there is no such file. */
+async function inodeAt(fs: StorageFs, path: string): Promise<string | undefined> {
+  return (await fs.lstat(path))?.signature.split(':')[0];
+}
+
+/**
+ * @returns a descriptor of the published lock file (kept open to renew the lease, and so that its
+ * inode, which identifies our lock from then on, stays ours) and that inode
+ */
+async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions, body: Buffer, nonce: string): Promise<{ fd: number; inode: string }> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (let attempt = 0; ; attempt++) {
     if (options.signal?.aborted) throw abortReason(options.signal);
@@ -104,11 +118,14 @@ async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions
     const temp = join(dirname(lockPath), tempName());
     let fd: number | undefined;
     let published = false;
+    let inode: string | undefined;
     try {
       fd = await fs.open(temp, CREATE_EXCLUSIVE, 0o644);
       await writeFully(fs, fd, body, 0);
       await fs.link(temp, lockPath);
       published = true;
+      // The temp is a second name of the lock's inode (nobody else ever has it).
+      inode = await inodeAt(fs, temp).catch(() => undefined);
     } catch (error) {
       const code = errorCode(error);
       if (code === 'ENOENT' || code === 'ENOTDIR') {
@@ -121,7 +138,16 @@ async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions
       if (!published && fd !== undefined) await fs.close(fd).catch(() => undefined);
       await fs.unlink(temp).catch(() => undefined);
     }
-    if (published && fd !== undefined) return fd;
+    if (published && fd !== undefined) {
+      if (inode !== undefined) return { fd, inode };
+      // Could not stat our own new file: give the lock back (it is the one carrying our nonce) and stop.
+      await removeIf(fs, lockPath, async (aside) => {
+        const moved = await readLock(fs, aside);
+        return moved !== 'missing' && moved.owner !== 'garbage' && moved.owner.nonce === nonce;
+      }).catch(() => undefined);
+      await fs.close(fd).catch(() => undefined);
+      throw new KernelStorageError('STORAGE_IO', `Could not lock ${lockPath} (its new lock file cannot be stat'ed)`);
+    }
     if (await breakIfStale(fs, lockPath)) continue;
     if (Date.now() > deadline) throw await heldTooLong(fs, lockPath, options.timeoutMs ?? 30_000);
     // Back off 1–16 ms with jitter: commits take a few ms, so this keeps 8 writers fair.
@@ -137,23 +163,26 @@ async function breakIfStale(fs: StorageFs, lockPath: string): Promise<boolean> {
   if (!stale) return false;
   // Another waiter may have broken the same stale lock and published its own since we read it:
   // remove only if what we moved aside is byte for byte the stale lock we judged.
-  await removeIf(fs, lockPath, (moved) => moved.bytes.equals(seen.bytes));
+  await removeIf(fs, lockPath, async (aside) => {
+    const moved = await readLock(fs, aside);
+    return moved !== 'missing' && moved.bytes.equals(seen.bytes);
+  });
   return true;
 }
 
-async function release(fs: StorageFs, lockPath: string, isOurs: (snapshot: LockSnapshot) => boolean): Promise<void> {
+async function release(fs: StorageFs, lockPath: string, inode: string | undefined): Promise<void> {
   const deadline = Date.now() + ASIDE_GRACE_MS;
   // 'gone' may mean a breaker holds our lock aside for a moment and is about to put it back.
-  while ((await removeIf(fs, lockPath, isOurs)) === 'gone' && Date.now() < deadline) await sleep(2);
+  while ((await removeIf(fs, lockPath, async (aside) => inode !== undefined && (await inodeAt(fs, aside)) === inode)) === 'gone' && Date.now() < deadline) await sleep(2);
 }
 
 /**
  * Renames the lock aside (atomic: exactly one mover gets a given file), then deletes it if it is
  * the expected one; otherwise links it back, exclusively, so it never replaces a newer lock.
  * @returns 'removed', 'restored' (not the expected lock), 'lost' (not expected, and a newer lock
- * took its place: its owner finds its nonce gone at its next check), or 'gone' (nothing to move)
+ * took its place: its owner finds another file there at its next check), or 'gone' (nothing to move)
  */
-async function removeIf(fs: StorageFs, lockPath: string, expected: (moved: LockSnapshot) => boolean): Promise<'removed' | 'restored' | 'lost' | 'gone'> {
+async function removeIf(fs: StorageFs, lockPath: string, expected: (aside: string) => Promise<boolean>): Promise<'removed' | 'restored' | 'lost' | 'gone'> {
   const aside = join(dirname(lockPath), tempName());
   try {
     await fs.rename(lockPath, aside);
@@ -161,8 +190,7 @@ async function removeIf(fs: StorageFs, lockPath: string, expected: (moved: LockS
     return 'gone';
   }
   try {
-    const moved = await readLock(fs, aside);
-    if (moved !== 'missing' && expected(moved)) return 'removed';
+    if (await expected(aside)) return 'removed';
     try {
       await fs.link(aside, lockPath);
       return 'restored';
@@ -174,12 +202,13 @@ async function removeIf(fs: StorageFs, lockPath: string, expected: (moved: LockS
   }
 }
 
-async function assertHeld(fs: StorageFs, lockPath: string, isOurs: (snapshot: LockSnapshot) => boolean, what: string): Promise<void> {
+async function assertHeld(fs: StorageFs, lockPath: string, inode: string, what: string): Promise<void> {
   const deadline = Date.now() + ASIDE_GRACE_MS;
   for (;;) {
-    const current = await readLock(fs, lockPath);
-    if (current !== 'missing' && isOurs(current)) return;
-    if (current !== 'missing' || Date.now() >= deadline) break;
+    // One lstat: the lock's name still points at our inode (held open by us, so never reused).
+    const current = await inodeAt(fs, lockPath);
+    if (current === inode) return;
+    if (current !== undefined || Date.now() >= deadline) break;
     await sleep(2);
   }
   throw new KernelStorageError(

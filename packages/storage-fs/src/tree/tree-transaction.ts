@@ -127,23 +127,33 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
   }
   // Appends truncate to a recorded size: never do that beside another holder.
   if (intent.appends.length > 0) await guard('appending (the next caller completes the change)');
-  for (const { path, baseSize, text } of intent.appends) {
-    const dir = await ensureParentDirs(fs, layout.dir, path);
-    const fd = await fs.open(join(layout.dir, path), WRITE_NOFOLLOW, 0o644);
-    try {
+  const appended: { fd: number; dir: string; created: boolean }[] = [];
+  try {
+    for (const { path, baseSize, text } of intent.appends) {
+      const dir = await ensureParentDirs(fs, layout.dir, path);
+      const fd = await fs.open(join(layout.dir, path), WRITE_NOFOLLOW, 0o644);
+      appended.push({ fd, dir, created: baseSize === 0 });
       // Truncate first so a replay after a crash mid-append writes the block exactly once.
       await fs.ftruncate(fd, baseSize);
       await writeFully(fs, fd, Buffer.from(text, 'utf8'), baseSize);
-      await fs.fsync(fd);
-    } finally {
-      await fs.close(fd);
     }
-    if (baseSize === 0) await fs.fsyncDir(dir);
+    // The blocks and the marker reach the disk together (their fsyncs overlap instead of queueing
+    // one after another); all of them before the record. A crash in between leaves the intent,
+    // whose replay writes the same blocks and skips a marker already recorded.
+    const synced = await Promise.allSettled([
+      ...appended.map(({ fd }) => fs.fsync(fd)),
+      (async () => {
+        if (!intent.settled) return;
+        await markers.refresh(fs, layout);
+        await markers.append(fs, layout, intent.settled.marker, intent.settled.digest, intent.revision);
+      })(),
+    ]);
+    const failed = synced.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw failed.reason;
+  } finally {
+    for (const { fd } of appended) await fs.close(fd);
   }
-  if (intent.settled) {
-    await markers.refresh(fs, layout);
-    await markers.append(fs, layout, intent.settled.marker, intent.settled.digest, intent.revision);
-  }
+  for (const { dir, created } of appended) if (created) await fs.fsyncDir(dir);
   const touched = new Set([...intent.writes.map((write) => write.path), ...intent.appends.map((append) => append.path)]);
   const files: TreeRecord['files'] = {};
   for (const [path, sha256] of Object.entries(intent.files)) {
