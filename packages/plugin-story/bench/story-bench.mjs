@@ -12,31 +12,14 @@ import MiniSearch from 'minisearch';
 import { chunkMarkdown } from '../dist/retrieval/chunk-markdown.js';
 import { SourceIndex } from '../dist/retrieval/source-index.js';
 import { processTerm, tokenize } from '../dist/retrieval/tokenizer.js';
-import { instantModel } from './instant-model.mjs';
+import { fixedLatencyModel as fixedLatencyModelOf } from './instant-model.mjs';
 
 const L = Number(process.env.BENCH_LATENCY_MS ?? 100);
 const SECTIONS = 3;
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 
 /** A model that answers every stage after exactly L ms with the instant model's schema-conforming output (fallback). */
-const instant = instantModel();
-const fixedLatencyModel = {
-  id: `latency-${L}ms`,
-  async generate(request) {
-    await new Promise((resolve, reject) => {
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(request.signal.reason);
-      };
-      const timer = setTimeout(() => {
-        request.signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, L);
-      request.signal.addEventListener('abort', onAbort, { once: true });
-    });
-    return instant.generate(request);
-  },
-};
+const fixedLatencyModel = fixedLatencyModelOf(L);
 
 // The offline model (fixed simulated latency) when it is built; else the small model above.
 // `BENCH_MODEL=fixed` keeps the small model: its answers cost nothing, so the wall time is the
