@@ -152,18 +152,7 @@ async function assembleTurn(config: ActorAssemblerConfig, preset: Preset, prepar
   const templateVariables = ctx.get(contextKeys.templateVariables);
   // Checked once per turn, and only what this turn brought (context values, the turn's actor
   // profile, the stored global variables): the plugin's options and preset were checked at boot.
-  checkAssembleInput(turnPartsSchema, {
-    ...(templateVariables !== undefined ? { variables: templateVariables } : {}),
-    ...(globalVariables !== undefined ? { globalVariables } : {}),
-    ...(compiledPrompt !== undefined ? { compiledPrompt } : {}),
-    ...(storyDraft !== undefined ? { storyDraft } : {}),
-    ...(worldInfo !== undefined ? { worldInfo } : {}),
-    ...(profile.user !== undefined ? { user: profile.user } : {}),
-    ...(profile.char !== undefined ? { char: profile.char } : {}),
-    ...(profile.cardPrompts !== undefined ? { cardPrompts: profile.cardPrompts } : {}),
-    ...(profile.depthPrompt !== undefined ? { depthPrompt: profile.depthPrompt } : {}),
-    ...(profile.regexScripts !== undefined ? { regexScripts: profile.regexScripts } : {}),
-  });
+  checkAssembleInput(turnPartsSchema, { ...profile, variables: templateVariables, globalVariables, compiledPrompt, storyDraft, worldInfo });
   checkHistory(history);
   const turnInput: Omit<AssembleInput, 'history'> = {
     // A profile's preset is checked once per preset object (when first assembled).

@@ -9,6 +9,7 @@ import { describeError, KernelError } from '../errors.js';
 import type { HarnessOptions, RunTurnOptions, TurnResult } from '../harness/harness-options.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { runIsolated, runSeries, runWaterfall, type HookRunnerSettings } from '../hooks/hook-runner.js';
+import { settledSoon } from '../hooks/settled-soon.js';
 import type { PreparedActorPrompt } from '../hooks/hook-types.js';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelRegistry } from '../ports/chat-model.js';
 import type { Clock } from '../ports/clock.js';
@@ -131,21 +132,21 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     const initial: PreparedActorPrompt = { history: [...history, { role: 'user', content: input.text }, ...priorReply] };
     const prepared = await runWaterfall(services.hooks.get('actorAssemble'), initial, state, services.runner);
 
-    // Raced against the signal: a model that ignores its signal cannot hold the turn past its deadline.
-    const actor = await raceAbort(
-      callActor(
-        actorModel,
-        {
-          messages: prepared.history,
-          signal,
-          meta: { stage: 'actor', sessionId: input.sessionId, turnId },
-          ...(tokenBudget.responseTokens !== undefined ? { maxOutputTokens: tokenBudget.responseTokens } : {}),
-        },
-        options,
-        services.limits.maxReplyChars,
-      ),
-      signal,
+    const answering = callActor(
+      actorModel,
+      {
+        messages: prepared.history,
+        signal,
+        meta: { stage: 'actor', sessionId: input.sessionId, turnId },
+        ...(tokenBudget.responseTokens !== undefined ? { maxOutputTokens: tokenBudget.responseTokens } : {}),
+      },
+      options,
+      services.limits.maxReplyChars,
     );
+    // Raced against the signal: a model that ignores its signal cannot hold the turn past its
+    // deadline. An answer already there (a cache, an in-process model) needs no race.
+    const answered = await settledSoon(answering);
+    const actor = answered ? answered.value : await raceAbort(answering, signal);
     if (actor.usage?.inputTokens) learnTokenCounts(state, services.tokenCounters.calibrate(actorModel, prepared.history, actor.usage.inputTokens), actor.usage.inputTokens);
 
     const actorText = continuation ? continuation.reply + actor.text : actor.text;
