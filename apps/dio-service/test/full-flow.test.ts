@@ -1,24 +1,16 @@
 import { createHash } from 'node:crypto';
-import { createHarness, type Harness } from '@troupe/kernel';
+import { createHarness } from '@troupe/kernel';
 import { MemorySessionLog, ScriptedChatModel } from '@troupe/kernel/testing';
 import { offlineModel } from '@troupe/model-offline';
 import { actorAssemblerPlugin, defaultPreset } from '@troupe/plugin-actor-assembler';
 import { dioPlugin } from '@troupe/plugin-dio';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningDioService } from '../src/start.js';
-import { LIA_BASE, registerLia, startTestService, TOKENS } from './helpers/test-service.js';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach, LIA_BASE, registerLia, startTestService, TOKENS } from './helpers/test-service.js';
 
 const REQUIREMENT = '从现在起莉娅都用短句回答，少用比喻。';
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-let running: RunningDioService | undefined;
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  await running?.close();
-  harness = undefined;
-  running = undefined;
-});
+const track = closeAfterEach();
 
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
   for (let tries = 0; tries < 500; tries++) {
@@ -47,7 +39,7 @@ describe('DIO end to end: plugin-dio + actor assembler + reference service over 
         return offline.generate(request);
       },
     };
-    running = await startTestService({ model: gatedCompiler });
+    const running = track(await startTestService({ model: gatedCompiler }));
     await registerLia(running.url);
     const sessionLog = new MemorySessionLog();
     const model = new ScriptedChatModel({
@@ -56,7 +48,7 @@ describe('DIO end to end: plugin-dio + actor assembler + reference service over 
         actor: ['好的，我记住了。', '晴。风小。'],
       },
     });
-    harness = await createHarness({
+    const harness = track(await createHarness({
       plugins: [
         dioPlugin({ baseUrl: running.url, targetPromptId: 'lia-character', pollIntervalMs: 25 }),
         actorAssemblerPlugin({ preset: defaultPreset(), char: '莉娅', user: '阿明', fields: { description: LIA_BASE } }),
@@ -64,7 +56,7 @@ describe('DIO end to end: plugin-dio + actor assembler + reference service over 
       model,
       sessionLog,
       scenario: { preActorDirector: true },
-    });
+    }));
     const identity = { sessionId: 'conversation-8', userId: 'alice', authorization: `Bearer ${TOKENS.alice}` };
 
     const turn1 = await harness.runTurn({ ...identity, turnId: 'rp-turn-101', text: REQUIREMENT });
@@ -103,7 +95,7 @@ describe('DIO end to end: plugin-dio + actor assembler + reference service over 
   });
 
   it('the turn that states a requirement never picks up its own compiled prompt, even when compilation is instant', async () => {
-    running = await startTestService();
+    const running = track(await startTestService());
     await registerLia(running.url);
     const { DioClient } = await import('@troupe/plugin-dio');
     const observer = new DioClient(running.url, 2_000);
@@ -120,7 +112,7 @@ describe('DIO end to end: plugin-dio + actor assembler + reference service over 
         actor: ['好的。'],
       },
     });
-    harness = await createHarness({
+    const harness = track(await createHarness({
       plugins: [
         dioPlugin({ baseUrl: running.url, targetPromptId: 'lia-character' }),
         actorAssemblerPlugin({ preset: defaultPreset(), char: '莉娅', fields: { description: LIA_BASE } }),
@@ -128,7 +120,7 @@ describe('DIO end to end: plugin-dio + actor assembler + reference service over 
       model,
       sessionLog: new MemorySessionLog(),
       scenario: { preActorDirector: true },
-    });
+    }));
     const turn = await harness.runTurn({ sessionId: 'conversation-9', userId: 'alice', authorization: `Bearer ${TOKENS.alice}`, turnId: 'rp-turn-7', text: REQUIREMENT });
     const lookups = turn.events.filter((event) => event.type.startsWith('dio/active-prompt-'));
     expect(lookups.map((event) => event.type)).toEqual(['dio/active-prompt-none']);
@@ -137,7 +129,7 @@ describe('DIO end to end: plugin-dio + actor assembler + reference service over 
   });
 
   it('the actor turn fails clearly (no degradation) when the preset has no place for the compiled prompt', async () => {
-    running = await startTestService();
+    const running = track(await startTestService());
     await registerLia(running.url);
     const client = await import('@troupe/plugin-dio').then(({ DioClient }) => new DioClient(running!.url, 2_000));
     const accepted = await client.schedule({
@@ -151,11 +143,11 @@ describe('DIO end to end: plugin-dio + actor assembler + reference service over 
     });
     await client.waitForTerminal(accepted.requestId, { userAuthorization: `Bearer ${TOKENS.alice}`, intervalMs: 20 });
     const noSlot = { prompts: defaultPreset().prompts.filter((prompt) => prompt.name !== 'roleplay') };
-    harness = await createHarness({
+    const harness = track(await createHarness({
       plugins: [dioPlugin({ baseUrl: running.url, targetPromptId: 'lia-character' }), actorAssemblerPlugin({ preset: noSlot, char: '莉娅' })],
       model: new ScriptedChatModel(),
       sessionLog: new MemorySessionLog(),
-    });
+    }));
     await expect(harness.runTurn({ sessionId: 'c2', userId: 'alice', authorization: `Bearer ${TOKENS.alice}`, text: 'hi' })).rejects.toMatchObject({
       code: 'KERNEL_HOOK_FAILED',
       plugin: '@troupe/plugin-actor-assembler',

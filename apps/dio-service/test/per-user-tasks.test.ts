@@ -1,8 +1,7 @@
 import { DioClient } from '@troupe/plugin-dio';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
-import type { RunningDioService } from '../src/start.js';
-import { call, registerLia, scheduleAs, startTestService, TOKENS } from './helpers/test-service.js';
+import { call, closeAfterEach, registerLia, scheduleAs, startTestService, TOKENS } from './helpers/test-service.js';
 
 // Tasks belong to (user, request id): request ids are derived from RP turn ids, which two players
 // may well share (both start at "turn-1"), so one player's task must never block, reveal or stand
@@ -10,18 +9,14 @@ import { call, registerLia, scheduleAs, startTestService, TOKENS } from './helpe
 
 const SPACED = { user: 'Ada Lovelace', token: 'ada-token-1234567' };
 
-let running: RunningDioService | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+const track = closeAfterEach();
 
 /** The helper with this file's argument order: user and token first, the turn last. */
 const schedule = (client: DioClient, user: string, token: string, instruction: string, turn = 'turn-1') => scheduleAs(client, turn, instruction, user, token);
 
 describe('tasks keyed by (user, request id)', () => {
   it("another user's task with the same turn id neither blocks nor reveals anything", async () => {
-    running = await startTestService();
+    const running = track(await startTestService());
     await registerLia(running.url);
     const client = new DioClient(running.url, 2_000);
     const alice = { userAuthorization: `Bearer ${TOKENS.alice}`, intervalMs: 20 };
@@ -45,7 +40,7 @@ describe('tasks keyed by (user, request id)', () => {
   });
 
   it('a user id the kernel accepts (with a space) schedules, polls and reads its prompt', async () => {
-    running = await startTestService({ tokens: [[SPACED.token, SPACED.user]] });
+    const running = track(await startTestService({ tokens: [[SPACED.token, SPACED.user]] }));
     await registerLia(running.url);
     const client = new DioClient(running.url, 2_000);
     const auth = `Bearer ${SPACED.token}`;

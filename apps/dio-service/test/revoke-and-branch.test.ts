@@ -1,9 +1,8 @@
 import { createHarness, type Harness } from '@troupe/kernel';
 import { MemorySessionLog, ScriptedChatModel } from '@troupe/kernel/testing';
 import { DioSessionRequirementsToken, dioPlugin } from '@troupe/plugin-dio';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningDioService } from '../src/start.js';
-import { call, registerLia, startTestService, TOKENS } from './helpers/test-service.js';
+import { describe, expect, it } from 'vitest';
+import { call, closeAfterEach, registerLia, startTestService, TOKENS } from './helpers/test-service.js';
 
 // Item 8 of issue 13: a revocation is part of the session's story (recorded in its log, so a
 // branch replays it), and a branched session keeps the lasting requirements its branch point had
@@ -14,14 +13,7 @@ const HUM = '以后每句话结尾加一个“嗯”。';
 const LATER = '以后都叫我阿明。';
 const player = { userId: 'alice', authorization: `Bearer ${TOKENS.alice}` };
 
-let running: RunningDioService | undefined;
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  await running?.close();
-  harness = undefined;
-  running = undefined;
-});
+const track = closeAfterEach();
 
 /** Every turn states a requirement: the director calls schedule_dio once, then stops. */
 function schedulingModel(turns: number): ScriptedChatModel {
@@ -41,15 +33,15 @@ async function requirements(url: string, conversation: string): Promise<string[]
 
 describe('revoking and branching keep the DIO story in the session log', () => {
   it('records a revocation, and a branch forks the conversation with the requirements its branch point had', async () => {
-    running = await startTestService();
+    const running = track(await startTestService());
     await registerLia(running.url);
     const sessionLog = new MemorySessionLog();
-    harness = await createHarness({
+    const harness = track(await createHarness({
       plugins: [dioPlugin({ baseUrl: running.url, targetPromptId: 'lia-character', pollIntervalMs: 20 })],
       model: schedulingModel(3),
       sessionLog,
       scenario: { preActorDirector: true },
-    });
+    }));
     const dio = harness.resolve(DioSessionRequirementsToken);
     await harness.runTurn({ ...player, sessionId: 'main', turnId: 'turn-1', text: SHORT });
     await harness.runTurn({ ...player, sessionId: 'main', turnId: 'turn-2', text: HUM });
@@ -90,13 +82,13 @@ describe('revoking and branching keep the DIO story in the session log', () => {
   });
 
   it('another user cannot fork my conversation, and a fork never overwrites a conversation that has requirements', async () => {
-    running = await startTestService();
+    const running = track(await startTestService());
     await registerLia(running.url);
     const body = { userId: 'alice', targetPromptId: 'lia-character', fromConversationId: 'main', toConversationId: 'other' };
     expect((await call(running.url, 'POST', '/v1/director/conversations/fork', TOKENS.bob, body)).status).toBe(403);
     // Give "other" a requirement of its own, then try to fork into it.
     const sessionLog = new MemorySessionLog();
-    harness = await createHarness({ plugins: [dioPlugin({ baseUrl: running.url, targetPromptId: 'lia-character', pollIntervalMs: 20 })], model: schedulingModel(2), sessionLog, scenario: { preActorDirector: true } });
+    const harness = track(await createHarness({ plugins: [dioPlugin({ baseUrl: running.url, targetPromptId: 'lia-character', pollIntervalMs: 20 })], model: schedulingModel(2), sessionLog, scenario: { preActorDirector: true } }));
     await harness.runTurn({ ...player, sessionId: 'main', turnId: 'turn-1', text: SHORT });
     await harness.runTurn({ ...player, sessionId: 'other', turnId: 'turn-9', text: HUM });
     await settled(harness);

@@ -1,9 +1,8 @@
-import { createHarness, type Harness, type LogFields, type Logger } from '@troupe/kernel';
+import { createHarness, type LogFields, type Logger } from '@troupe/kernel';
 import { MemorySessionLog, MemoryTreeStore, ScriptedChatModel } from '@troupe/kernel/testing';
 import { DioClient, dioPlugin } from '@troupe/plugin-dio';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningDioService } from '../src/start.js';
-import { ADMIN, call, registerLia, startTestService, TOKENS } from './helpers/test-service.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN, call, closeAfterEach, registerLia, startTestService, TOKENS } from './helpers/test-service.js';
 
 type Line = { level: string; message: string; fields: LogFields };
 function recordingLogger(lines: Line[] = [], bindings: LogFields = {}): Logger & { lines: Line[] } {
@@ -12,31 +11,24 @@ function recordingLogger(lines: Line[] = [], bindings: LogFields = {}): Logger &
 }
 
 const where = '?userId=alice&conversationId=c1&targetPromptId=lia-character';
-let running: RunningDioService | undefined;
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  await running?.close();
-  harness = undefined;
-  running = undefined;
-});
+const track = closeAfterEach();
 
 describe('bearer tokens never reach the logs', () => {
   it("the service's request and task logs carry no token, across successes, 401/403s and internal errors", async () => {
     const serviceLogger = recordingLogger();
     const trees = new MemoryTreeStore();
-    running = await startTestService({ trees, logger: serviceLogger });
+    const running = track(await startTestService({ trees, logger: serviceLogger }));
     await registerLia(running.url);
     const url = running.url;
     // A plugin-side client in a turn, with its own logger, talking to the service.
     const pluginLogger = recordingLogger();
-    harness = await createHarness({
+    const harness = track(await createHarness({
       plugins: [dioPlugin({ baseUrl: url, targetPromptId: 'lia-character', pollIntervalMs: 20 })],
       model: new ScriptedChatModel({ byStage: { director: [{ text: '', toolCalls: [{ id: 'c', name: 'schedule_dio', arguments: {} }] }, 'none'] } }),
       sessionLog: new MemorySessionLog(),
       logger: pluginLogger,
       scenario: { preActorDirector: true },
-    });
+    }));
     await harness.runTurn({ sessionId: 'c1', turnId: 't1', userId: 'alice', authorization: `Bearer ${TOKENS.alice}`, text: '从现在起莉娅都用短句回答。' });
     for (let tries = 0; harness.backgroundTasks > 0 && tries < 500; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(serviceLogger.lines.map((line) => line.message)).toContain('task finished');

@@ -1,24 +1,19 @@
 import { createHash } from 'node:crypto';
 import { DioClient } from '@troupe/plugin-dio';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningDioService } from '../src/start.js';
-import { ADMIN, call, LIA_BASE, registerLia, scheduleAs, startTestService, TOKENS } from './helpers/test-service.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN, call, closeAfterEach, LIA_BASE, registerLia, scheduleAs, startTestService, TOKENS } from './helpers/test-service.js';
 
 const REQUIREMENT = '从现在起莉娅都用短句回答，少用比喻。';
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const query = (user: string, conversation = 'conversation-8') => `?userId=${user}&conversationId=${conversation}&targetPromptId=lia-character`;
 
-let running: RunningDioService | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+const track = closeAfterEach();
 
 const schedule = scheduleAs;
 
 describe('reference DIO service', () => {
   it('accepts a requirement, compiles a COMPLETE prompt (base + requirement), and serves it with a valid SHA-256', async () => {
-    running = await startTestService();
+    const running = track(await startTestService());
     await registerLia(running.url);
     const client = new DioClient(running.url, 2_000);
     const accepted = await schedule(client, 'rp-turn-101', REQUIREMENT);
@@ -34,7 +29,7 @@ describe('reference DIO service', () => {
   });
 
   it('keeps every active requirement in the compiled prompt, lists them, revokes one and recompiles', async () => {
-    running = await startTestService();
+    const running = track(await startTestService());
     await registerLia(running.url);
     const client = new DioClient(running.url, 2_000);
     const auth = { userAuthorization: `Bearer ${TOKENS.alice}`, intervalMs: 20 };
@@ -62,7 +57,7 @@ describe('reference DIO service', () => {
   });
 
   it('a repeated requirement succeeds with promptChanged: false; a resubmitted request id is idempotent; a reused one conflicts', async () => {
-    running = await startTestService();
+    const running = track(await startTestService());
     await registerLia(running.url);
     const client = new DioClient(running.url, 2_000);
     const auth = { userAuthorization: `Bearer ${TOKENS.alice}`, intervalMs: 20 };
@@ -74,7 +69,7 @@ describe('reference DIO service', () => {
   });
 
   it('never lets a user read or change another user’s prompts or requirements (403), nor see their tasks (404)', async () => {
-    running = await startTestService();
+    const running = track(await startTestService());
     await registerLia(running.url);
     const client = new DioClient(running.url, 2_000);
     await client.waitForTerminal((await schedule(client, 't1', REQUIREMENT)).requestId, { userAuthorization: `Bearer ${TOKENS.alice}`, intervalMs: 20 });
@@ -95,7 +90,7 @@ describe('reference DIO service', () => {
   });
 
   it('authenticates, validates ids and bodies, and caps body size', async () => {
-    running = await startTestService();
+    const running = track(await startTestService());
     const url = running.url;
     expect((await call(url, 'GET', `/v1/director/active-prompt${query('alice')}`, undefined)).status).toBe(401);
     expect((await call(url, 'GET', `/v1/director/active-prompt${query('alice')}`, 'not-a-real-token')).status).toBe(401);
@@ -139,7 +134,7 @@ describe('reference DIO service', () => {
   });
 
   it('re-registering a base prompt answers 200 and the next compilation uses it', async () => {
-    running = await startTestService();
+    const running = track(await startTestService());
     await registerLia(running.url);
     const replaced = await call(running.url, 'PUT', '/v1/prompts/lia-character', ADMIN, { content: '你是莉娅，灯塔看守人。', characterName: '莉娅' });
     expect(replaced).toMatchObject({ status: 200, json: { created: false } });
@@ -150,7 +145,7 @@ describe('reference DIO service', () => {
   });
 
   it("a card's fields register its full definition as the base prompt, so the compiled prompt is the whole character", async () => {
-    running = await startTestService();
+    const running = track(await startTestService());
     const card = {
       name: 'Lia',
       nickname: '莉娅',

@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import { type ChatModel, type Logger, silentLogger, type TreeStore } from '@troupe/kernel';
 import { MemoryTreeStore } from '@troupe/kernel/testing';
 import { offlineModel } from '@troupe/model-offline';
@@ -59,4 +60,20 @@ export function scheduleAs(client: DioClient, turn: string, instruction: string,
     language: 'zh',
     userAuthorization: `Bearer ${token}`,
   });
+}
+
+/**
+ * Closes what a test opened (services, harnesses) after each test, newest first, so a harness
+ * closes before the service it talks to. Call once at the top of a test file.
+ * @returns `track(thing)`: registers `thing` to be closed after the current test and returns it
+ */
+export function closeAfterEach(): <T extends { close(): Promise<unknown> }>(thing: T) => T {
+  const open: { close(): Promise<unknown> }[] = [];
+  afterEach(async () => {
+    for (const thing of open.splice(0).reverse()) await thing.close();
+  });
+  return (thing) => {
+    open.push(thing);
+    return thing;
+  };
 }
