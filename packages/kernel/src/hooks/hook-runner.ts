@@ -3,8 +3,8 @@ import { systemClock } from '../ports/clock.js';
 import { runWithin } from '../timing/on-clock.js';
 import { describeError, KernelError } from '../errors.js';
 import type { Logger } from '../ports/logger.js';
+import { HandlerContext } from '../turn/handler-context.js';
 import type { TurnState } from '../turn/turn-state.js';
-import { LazyHandlerSignal } from './handler-signal.js';
 import { settledSoon } from './settled-soon.js';
 import type { HookName, RegisteredHandler, TurnHooks } from './hook-types.js';
 
@@ -18,63 +18,116 @@ export interface HookRunnerSettings {
   readonly loggers: ReadonlyMap<string, Logger>;
 }
 
-/** The outcome of one handler call: its return value, or `degraded` when it failed softly. */
-export type HandlerOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: KernelError };
+/** A degradable handler's failure, already logged and recorded as a `kernel/hook-degraded` event. */
+class Degraded {
+  constructor(readonly error: KernelError) {}
+}
 
 /**
- * Calls one handler with its own signal (turn signal + timeout), a slow-hook warning, and the
- * kernel's error rules:
- * - the turn signal aborted → rejects with its reason (never wrapped, never degraded);
+ * When the next handler of a run starts (`performance.now()`): the end of one handler is the
+ * start of the next, so a run takes one clock reading per handler, not two.
+ */
+interface Stopwatch {
+  mark: number;
+}
+
+/**
+ * Calls one handler with its own context and signal (turn signal + timeout), a slow-hook warning,
+ * and the kernel's error rules:
+ * - the turn signal aborted → throws its reason (never wrapped, never degraded);
  * - timeout → `KERNEL_HOOK_TIMEOUT`; other failure → `KERNEL_HOOK_FAILED`, both naming plugin
  *   and hook;
- * - `degradable` handlers: the failure becomes a `kernel/hook-degraded` event and
- *   `{ok: false}` is returned instead of throwing.
- * A handler that returns synchronously, or whose promise settles within a few promise jobs, costs
- * no timer, listener or controller; one that waits on I/O gets its deadline from `runWithin`
- * (an Effect timeout racing the turn signal).
+ * - `degradable` handlers: the failure becomes a `kernel/hook-degraded` event and a
+ *   {@link Degraded} is returned instead of throwing.
+ * A handler that returns a non-promise is finished here, synchronously: no promise, no microtask
+ * hop, no timer, listener or controller — a turn through sync handlers costs a function call per
+ * handler. A promise that settles within a few promise jobs costs no timer either; one that waits
+ * on I/O gets its deadline from `runWithin` (an Effect timeout racing the turn signal).
+ * @returns the handler's value (or a {@link Degraded}), or a promise of it when the handler returned one
  */
-export async function runHandler<K extends HookName>(
+function callHandler<K extends HookName>(
   registered: RegisteredHandler<K>,
   value: Parameters<TurnHooks[K]>[0],
   state: TurnState,
   settings: HookRunnerSettings,
-): Promise<HandlerOutcome<Awaited<ReturnType<TurnHooks[K]>>>> {
+  watch: Stopwatch,
+): unknown {
+  const turnSignal = state.init.signal;
+  if (turnSignal.aborted) throw abortReason(turnSignal);
+  const plugin = registered.plugin;
+  const logger = settings.loggers.get(plugin) ?? (settings.loggers.get('') as Logger);
+  const context = new HandlerContext(state, plugin, logger);
+  const started = watch.mark;
+  let result: unknown;
+  try {
+    result = (registered.handler as (input: unknown, ctx: HandlerContext) => unknown)(value, context);
+  } catch (cause) {
+    try {
+      return failed(registered, cause, undefined, state, logger);
+    } finally {
+      finished(registered, context, started, settings, logger, watch);
+    }
+  }
+  if (!isThenable(result)) {
+    finished(registered, context, started, settings, logger, watch);
+    return result;
+  }
+  return settle(registered, result, context, started, state, settings, logger, watch);
+}
+
+/** The rest of {@link callHandler} for a handler that returned a promise. */
+async function settle(
+  registered: RegisteredHandler<HookName>,
+  pending: PromiseLike<unknown>,
+  context: HandlerContext,
+  started: number,
+  state: TurnState,
+  settings: HookRunnerSettings,
+  logger: Logger,
+  watch: Stopwatch,
+): Promise<unknown> {
+  const { plugin, hook } = registered;
+  const timeoutMs = registered.timeoutMs ?? settings.timeouts[hook];
+  let timedOut = false;
+  try {
+    const soon = await settledSoon(pending);
+    if (soon) return soon.value;
+    state.allowManySignalListeners();
+    return await runWithin(systemClock, timeoutMs, state.init.signal, () => {
+      timedOut = true;
+      const reason = new DOMException(`${hook} handler of "${plugin}" timed out after ${timeoutMs} ms`, 'TimeoutError');
+      context.abortHandler(reason);
+      return reason;
+    }, () => pending);
+  } catch (cause) {
+    return failed(registered, cause, timedOut ? timeoutMs : undefined, state, logger);
+  } finally {
+    finished(registered, context, started, settings, logger, watch);
+  }
+}
+
+/** Applies the error rules to a handler's failure: throws, or returns a {@link Degraded}. */
+function failed(registered: RegisteredHandler<HookName>, cause: unknown, timedOutAfterMs: number | undefined, state: TurnState, logger: Logger): Degraded {
   const turnSignal = state.init.signal;
   if (turnSignal.aborted) throw abortReason(turnSignal);
   const { plugin, hook } = registered;
-  const logger = settings.loggers.get(plugin) ?? (settings.loggers.get('') as Logger);
-  const handlerSignal = new LazyHandlerSignal(turnSignal);
-  const timeoutMs = registered.timeoutMs ?? settings.timeouts[hook];
-  const started = performance.now();
-  let timedOut = false;
-  try {
-    const context = state.contextFor(plugin, handlerSignal, logger);
-    const handler = registered.handler as (input: unknown, ctx: typeof context) => unknown;
-    let result = handler(value, context);
-    if (isThenable(result)) {
-      const soon = await settledSoon(result);
-      result = soon ? soon.value : await runWithin(systemClock, timeoutMs, turnSignal, () => {
-        timedOut = true;
-        const reason = new DOMException(`${hook} handler of "${plugin}" timed out after ${timeoutMs} ms`, 'TimeoutError');
-        handlerSignal.abort(reason);
-        return reason;
-      }, () => result as PromiseLike<unknown>);
-    }
-    return { ok: true, value: result as Awaited<ReturnType<TurnHooks[K]>> };
-  } catch (cause) {
-    if (turnSignal.aborted) throw abortReason(turnSignal);
-    const error = timedOut
-      ? new KernelError('KERNEL_HOOK_TIMEOUT', `Plugin "${plugin}" timed out in ${hook} after ${timeoutMs} ms`, { plugin, hook, cause })
+  const error =
+    timedOutAfterMs !== undefined
+      ? new KernelError('KERNEL_HOOK_TIMEOUT', `Plugin "${plugin}" timed out in ${hook} after ${timedOutAfterMs} ms`, { plugin, hook, cause })
       : new KernelError('KERNEL_HOOK_FAILED', `Plugin "${plugin}" failed in ${hook}: ${describeError(cause).message}`, { plugin, hook, cause });
-    if (!registered.degradable) throw error;
-    logger.warn(`${hook} handler degraded`, { hook, plugin, error: describeError(cause) });
-    state.queue('kernel/hook-degraded', { plugin, hook, code: error.code, error: describeError(cause) });
-    return { ok: false, error };
-  } finally {
-    handlerSignal.dispose();
-    const elapsed = performance.now() - started;
-    if (elapsed > settings.slowWarningMs) logger.warn(`${hook} handler is slow`, { hook, plugin, elapsedMs: Math.round(elapsed) });
-  }
+  if (!registered.degradable) throw error;
+  logger.warn(`${hook} handler degraded`, { hook, plugin, error: describeError(cause) });
+  state.queue('kernel/hook-degraded', { plugin, hook, code: error.code, error: describeError(cause) });
+  return new Degraded(error);
+}
+
+/** Detaches the handler's signal and warns once when it ran longer than `slowWarningMs`. */
+function finished(registered: RegisteredHandler<HookName>, context: HandlerContext, started: number, settings: HookRunnerSettings, logger: Logger, watch: Stopwatch): void {
+  context.dispose();
+  const now = performance.now();
+  watch.mark = now;
+  const elapsed = now - started;
+  if (elapsed > settings.slowWarningMs) logger.warn(`${registered.hook} handler is slow`, { hook: registered.hook, plugin: registered.plugin, elapsedMs: Math.round(elapsed) });
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -83,6 +136,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /**
  * Runs a series waterfall: each handler receives the current value and may return a new one.
+ * Handlers that answer synchronously run back to back, without a promise job between them.
  * @returns the final value
  */
 export async function runWaterfall<K extends 'actorAssemble' | 'review'>(
@@ -92,9 +146,12 @@ export async function runWaterfall<K extends 'actorAssemble' | 'review'>(
   settings: HookRunnerSettings,
 ): Promise<Parameters<TurnHooks[K]>[0]> {
   let current = initial;
+  if (handlers.length === 0) return current;
+  const watch: Stopwatch = { mark: performance.now() };
   for (const registered of handlers) {
-    const outcome = await runHandler(registered, current, state, settings);
-    if (outcome.ok && outcome.value !== undefined && outcome.value !== null) current = outcome.value as typeof current;
+    let outcome = callHandler(registered, current, state, settings, watch);
+    if (outcome instanceof Promise) outcome = await outcome;
+    if (outcome !== undefined && outcome !== null && !(outcome instanceof Degraded)) current = outcome as typeof current;
   }
   return current;
 }
@@ -103,13 +160,19 @@ export async function runWaterfall<K extends 'actorAssemble' | 'review'>(
  * Runs handlers one after another for their effects (`preActor`).
  */
 export async function runSeries(handlers: readonly RegisteredHandler<'preActor'>[], input: string, state: TurnState, settings: HookRunnerSettings): Promise<void> {
-  for (const registered of handlers) await runHandler(registered, input, state, settings);
+  if (handlers.length === 0) return;
+  const watch: Stopwatch = { mark: performance.now() };
+  for (const registered of handlers) {
+    const outcome = callHandler(registered, input, state, settings, watch);
+    if (outcome instanceof Promise) await outcome;
+  }
 }
 
 /**
  * Runs `postReview` handlers in parallel, isolated: a failure never fails the turn. Failures are
  * recorded as `kernel/post-review-failed` events and returned. The turn signal still wins.
- * @returns the wrapped errors of failed handlers
+ * Every handler starts before any is waited for; only those that returned a promise are waited for.
+ * @returns the wrapped errors of failed handlers, in handler order
  */
 export async function runIsolated(
   handlers: readonly RegisteredHandler<'postReview'>[],
@@ -117,17 +180,37 @@ export async function runIsolated(
   state: TurnState,
   settings: HookRunnerSettings,
 ): Promise<KernelError[]> {
-  const outcomes = await Promise.allSettled(handlers.map((registered) => runHandler(registered, value, state, settings)));
+  if (handlers.length === 0) return [];
+  const failures: { readonly index: number; readonly reason: unknown }[] = [];
+  let pending: Promise<void>[] | undefined;
+  const watch: Stopwatch = { mark: performance.now() };
+  for (let index = 0; index < handlers.length; index++) {
+    try {
+      const outcome = callHandler(handlers[index] as RegisteredHandler<'postReview'>, value, state, settings, watch);
+      if (outcome instanceof Promise) {
+        pending ??= [];
+        pending.push(
+          outcome.then(noop, (reason: unknown) => {
+            failures.push({ index, reason });
+          }),
+        );
+      }
+    } catch (reason) {
+      failures.push({ index, reason });
+    }
+  }
+  if (pending) await Promise.all(pending);
   const turnSignal = state.init.signal;
   if (turnSignal.aborted) throw abortReason(turnSignal);
+  if (failures.length === 0) return [];
+  failures.sort((a, b) => a.index - b.index);
   const errors: KernelError[] = [];
-  for (const outcome of outcomes) {
-    if (outcome.status === 'fulfilled') continue;
-    const error = KernelError.isInstance(outcome.reason)
-      ? outcome.reason
-      : new KernelError('KERNEL_HOOK_FAILED', describeError(outcome.reason).message, { hook: 'postReview', cause: outcome.reason });
+  for (const { reason } of failures) {
+    const error = KernelError.isInstance(reason) ? reason : new KernelError('KERNEL_HOOK_FAILED', describeError(reason).message, { hook: 'postReview', cause: reason });
     errors.push(error);
     state.queue('kernel/post-review-failed', { plugin: error.plugin, hook: 'postReview', code: error.code, error: describeError(error.cause ?? error) });
   }
   return errors;
 }
+
+function noop(): void {}

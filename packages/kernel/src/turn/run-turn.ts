@@ -1,5 +1,4 @@
 import { formatIssues } from '../errors/format-issues.js';
-import { setMaxListeners } from 'node:events';
 import { abortReason, linkedController, raceAbort } from '../abort.js';
 import type { BackgroundTasks } from '../background/background-tasks.js';
 import type { FiberScope } from '../background/fiber-scope.js';
@@ -52,7 +51,7 @@ export interface TurnServices {
   readonly limits: TurnLimits;
   /** The harness's turn deadlines (`limits.turnDeadlineMs`), one wake-up for all running turns. */
   readonly deadlines: TurnDeadlines;
-  /** Whether the turn signal may get more listeners than Node's default warning threshold. */
+  /** Whether the turn signal may get more listeners than Node's default warning threshold (see `TurnState.allowManySignalListeners`). */
   readonly manyTurnSignalListeners: boolean;
   /** The session's turn lock while this turn holds it (stores that serialise turns across processes). */
   readonly heldTurn?: HeldSessionTurn;
@@ -83,8 +82,6 @@ export function parseTurnInput(input: unknown): TurnInput {
 export async function runTurn(services: TurnServices, input: TurnInput, options: RunTurnOptions, continuation?: TurnContinuation): Promise<TurnResult> {
   const { controller, dispose: unlinkCaller } = options.signal ? linkedController(options.signal) : { controller: new AbortController(), dispose: noop };
   const signal = controller.signal;
-  // postReview handlers run in parallel and each may listen to the turn signal.
-  if (services.manyTurnSignalListeners) setMaxListeners(0, signal);
   const turnId = input.turnId ?? services.generateTurnId();
   const step = input.step ?? 0;
   const scenario: Scenario = { ...services.scenario, ...input.scenario };
@@ -108,6 +105,7 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
       models: services.models,
       clock: services.clock,
       background: services.background,
+      manySignalListeners: services.manyTurnSignalListeners,
       ...(options.onEvent ? { onQueued: options.onEvent } : {}),
     });
     const actorModel = services.models.resolve(scenario.actorModel);

@@ -1,10 +1,10 @@
-import type { BackgroundTaskHandle, BackgroundTaskRun, BackgroundTasks } from '../background/background-tasks.js';
-import type { ContextKey } from '../context-keys.js';
-import { KernelError } from '../errors.js';
+import { setMaxListeners } from 'node:events';
+import type { BackgroundTaskHandle, BackgroundTasks } from '../background/background-tasks.js';
 import type { ChatMessage, ModelRegistry } from '../ports/chat-model.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { EventKey, NewSessionEvent, SessionEvent, SessionLog } from '../ports/session-log.js';
+import { HandlerContext } from './handler-context.js';
 import type { AppendEventOptions, TurnContext, TurnEvents } from './turn-context.js';
 import type { Scenario, TurnInput } from './turn-input.js';
 
@@ -33,6 +33,8 @@ export interface TurnStateInit {
   readonly models: ModelRegistry;
   readonly clock: Clock;
   readonly background: BackgroundTasks;
+  /** Whether the turn signal may get more listeners than Node's default warning threshold (many parallel postReview handlers). */
+  readonly manySignalListeners?: boolean;
   /** Called with each event as it is queued (live progress). */
   readonly onQueued?: (event: { readonly type: string; readonly data: unknown }) => void;
 }
@@ -48,6 +50,7 @@ export class TurnState {
   #turnWritten: Promise<void> | undefined;
   #releaseBackground: (() => void) | undefined;
   #released = false;
+  #manyListeners = false;
 
   /** @param init - the turn's identity, input and services */
   constructor(init: TurnStateInit) {
@@ -104,90 +107,19 @@ export class TurnState {
     return this.init.sessionLog.append(this.init.sessionId, batch);
   }
 
-  /** The context a handler of `plugin` sees, with its own signal and logger. */
-  contextFor(plugin: string, signal: AbortSignal | { readonly signal: AbortSignal }, logger: Logger): TurnContext {
-    return new HandlerContext(this, plugin, signal, logger);
-  }
-}
-
-/** A handler's view of the turn: shared state, plus the handler's signal and scoped logger. */
-class HandlerContext implements TurnContext {
-  readonly #state: TurnState;
-  readonly #plugin: string;
-  // Either a signal, or a lazy holder that creates the handler's signal on first read.
-  readonly #signal: AbortSignal | { readonly signal: AbortSignal };
-  readonly logger: Logger;
-
-  constructor(state: TurnState, plugin: string, signal: AbortSignal | { readonly signal: AbortSignal }, logger: Logger) {
-    this.#state = state;
-    this.#plugin = plugin;
-    this.#signal = signal;
-    this.logger = logger;
+  /** The context a director tool of `plugin` sees: the turn's signal as is, and the plugin's logger. */
+  contextFor(plugin: string, signal: AbortSignal, logger: Logger): TurnContext {
+    return new HandlerContext(this, plugin, logger, signal);
   }
 
-  get signal(): AbortSignal {
-    return this.#signal instanceof AbortSignal ? this.#signal : this.#signal.signal;
-  }
-
-  get turnId(): string {
-    return this.#state.init.turnId;
-  }
-  get sessionId(): string {
-    return this.#state.init.sessionId;
-  }
-  get step(): number {
-    return this.#state.init.step;
-  }
-  get input(): string {
-    return this.#state.init.input.text;
-  }
-  get turnInput(): TurnInput {
-    return this.#state.init.input;
-  }
-  get userId(): string | undefined {
-    return this.#state.init.input.userId;
-  }
-  get scenario(): Scenario {
-    return this.#state.init.scenario;
-  }
-  get history(): readonly ChatMessage[] {
-    return this.#state.init.history;
-  }
-  get events(): TurnEvents {
-    return this.#state.events;
-  }
-  get models(): ModelRegistry {
-    return this.#state.init.models;
-  }
-  get clock(): Clock {
-    return this.#state.init.clock;
-  }
-
-  startBackground(name: string, run: BackgroundTaskRun): BackgroundTaskHandle {
-    const { sessionId, turnId, step, background } = this.#state.init;
-    const handle = background.start(name, { sessionId, turnId, step, plugin: this.#plugin, turnWritten: this.#state.turnWritten }, run);
-    this.#state.startedTasks.push(handle);
-    return handle;
-  }
-
-  get<T>(key: ContextKey<T>): T | undefined {
-    return this.#state.values.get(key.id) as T | undefined;
-  }
-
-  require<T>(key: ContextKey<T>): T {
-    if (!this.#state.values.has(key.id)) {
-      throw new KernelError('KERNEL_CONTEXT_KEY_MISSING', `The turn context has no "${key.name}"; a plugin that provides it must run first`, {
-        plugin: this.#plugin,
-      });
-    }
-    return this.#state.values.get(key.id) as T;
-  }
-
-  set<T>(key: ContextKey<T>, value: T): void {
-    this.#state.values.set(key.id, value);
-  }
-
-  has(key: ContextKey<unknown>): boolean {
-    return this.#state.values.has(key.id);
+  /**
+   * Lifts Node's listener warning threshold on the turn signal, once, when the harness has enough
+   * parallel postReview handlers to pass it (each may add a listener: its own signal, its deadline).
+   * Called where a listener is about to be added, so turns whose handlers all answer at once pay nothing.
+   */
+  allowManySignalListeners(): void {
+    if (!this.init.manySignalListeners || this.#manyListeners) return;
+    this.#manyListeners = true;
+    setMaxListeners(0, this.init.signal);
   }
 }
