@@ -1,5 +1,5 @@
-import { abortReason, extractJson, linkedController, throwIfAborted } from '@troupe/kernel/util';
-import { type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamPart, formatIssues, type ModelCapabilities, type Tokenizer } from '@troupe/kernel';
+import { abortReason, extractJson, linkedController, runWithin, throwIfAborted } from '@troupe/kernel/util';
+import { type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamPart, formatIssues, type ModelCapabilities, systemClock, type Tokenizer } from '@troupe/kernel';
 import OpenAI from 'openai';
 import { type OpenAICompatibleConfig, type OpenAICompatibleOptions, resolveOpenAICompatibleConfig, type StructuredOutputLevel } from './config.js';
 import { splitInlineReasoning } from './inline-reasoning.js';
@@ -121,24 +121,16 @@ class OpenAICompatibleModel implements ChatModel {
   async *stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
     throwIfAborted(request.signal);
     this.#checkTools(request);
-    // Our own controller lets the idle timer cut a stalled stream; the caller's abort is forwarded.
+    // Our own controller closes the connection when the stream stalls or the consumer stops
+    // early; the caller's abort is forwarded to it.
     const { controller: internal, dispose: unlink } = linkedController(request.signal);
-    let idleFired = false;
-    let idleTimer: ReturnType<typeof setTimeout> | undefined;
-    const armIdleTimer = () => {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => {
-        idleFired = true;
-        internal.abort(new Error('stream idle timeout'));
-      }, this.#config.streamIdleTimeoutMs);
-    };
+    const idleMs = this.#config.streamIdleTimeoutMs;
+    const silent = () => new ModelError('MODEL_TIMEOUT', `${this.id}: the stream went silent for ${idleMs} ms.`, { modelId: this.id });
     const fail = (error: unknown): unknown => {
       if (request.signal.aborted) return abortReason(request.signal);
-      if (idleFired) {
-        return new ModelError('MODEL_TIMEOUT', `${this.id}: the stream went silent for ${this.#config.streamIdleTimeoutMs} ms.`, { modelId: this.id });
-      }
       return this.#toError(error, request);
     };
+    let iterator: AsyncIterator<unknown> | undefined;
     try {
       const accumulator = new StreamAccumulator({ thinkTags: this.#config.thinkTags !== 'off', startsInReasoning: this.#knowledge.startsInReasoning });
       let opened: { chunks: AsyncIterable<unknown>; streamUsage: boolean };
@@ -147,25 +139,30 @@ class OpenAICompatibleModel implements ChatModel {
       } catch (error) {
         throw fail(error);
       }
-      armIdleTimer();
-      try {
-        for await (const raw of opened.chunks) {
-          armIdleTimer();
-          const chunk = ChunkSchema.safeParse(raw);
-          if (!chunk.success) {
-            throw new ModelError('MODEL_STREAM_MALFORMED', `${this.id}: a streamed chunk is not an OpenAI chunk: ${formatIssues(chunk.error)}`, {
-              cause: chunk.error,
-              modelId: this.id,
-              details: { chunk: raw },
-            });
-          }
-          yield* parts(accumulator.add(chunk.data));
+      iterator = opened.chunks[Symbol.asyncIterator]();
+      const chunks = iterator;
+      for (;;) {
+        let next: IteratorResult<unknown>;
+        try {
+          // The idle timeout is the kernel's deadline, per chunk: each wait for the next chunk
+          // gets `idleMs` (a slow but alive stream is read to the end), a cancel wins at once.
+          next = await runWithin(systemClock, idleMs, request.signal, silent, () => chunks.next());
+        } catch (error) {
+          throw fail(error);
         }
-      } catch (error) {
-        throw fail(error);
+        if (next.done) break;
+        const chunk = ChunkSchema.safeParse(next.value);
+        if (!chunk.success) {
+          throw new ModelError('MODEL_STREAM_MALFORMED', `${this.id}: a streamed chunk is not an OpenAI chunk: ${formatIssues(chunk.error)}`, {
+            cause: chunk.error,
+            modelId: this.id,
+            details: { chunk: next.value },
+          });
+        }
+        yield* parts(accumulator.add(chunk.data));
       }
       // The SDK ends iteration quietly when its signal aborts, so check why the loop ended.
-      if (request.signal.aborted || idleFired) throw fail(undefined);
+      if (request.signal.aborted) throw fail(undefined);
       yield* parts(accumulator.end());
       // A stream may end (or send [DONE]) without a finish reason — gateways and proxies do;
       // what matters is whether the model said anything.
@@ -178,10 +175,11 @@ class OpenAICompatibleModel implements ChatModel {
       if (opened.streamUsage && this.#knowledge.streamUsage === 'unknown') this.#knowledge.streamUsage = 'accepted';
       yield { type: 'finish', response: this.#finish(request, accumulator.response()) };
     } finally {
-      clearTimeout(idleTimer);
       unlink();
-      // Closes the connection when the consumer stops early.
+      // Closes the connection when the stream stalled, failed or the consumer stopped early.
       if (!internal.signal.aborted) internal.abort();
+      // Lets the SDK release the response; not awaited, since a stalled read settles only now.
+      if (iterator?.return) iterator.return().catch(() => undefined);
     }
   }
 

@@ -126,3 +126,47 @@ describe('malformed streams', () => {
     expect(parts).toHaveLength(1);
   });
 });
+
+describe('stream idle timeout', () => {
+  it('a slow but alive stream (each gap shorter than the idle timeout, the whole stream longer) is read to the end', async () => {
+    const gaps = 8;
+    server = await startServer(async (_req, res) => {
+      startSse(res);
+      for (let index = 0; index < gaps; index++) {
+        sse(res, chunk({ content: `${index} ` }));
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      sse(res, chunk({}, 'stop'));
+      sse(res, '[DONE]');
+      res.end();
+    });
+    // 8 gaps of 150 ms: the stream lasts longer than the idle timeout, no single gap does.
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: 'm', streamIdleTimeoutMs: 800 }, {});
+    const parts = await collect(model.stream!(chatRequest()));
+    const text = parts.flatMap((part) => (part.type === 'text-delta' ? [part.text] : [])).join('');
+    expect(text).toBe('0 1 2 3 4 5 6 7 ');
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', response: { text: '0 1 2 3 4 5 6 7 ', finishReason: 'stop' } });
+  });
+
+  it('a cancel while waiting on a silent stream rejects with the cancel reason (not MODEL_TIMEOUT) and closes the connection', async () => {
+    server = await startServer((_req, res) => {
+      startSse(res);
+      sse(res, chunk({ content: 'Wait' }));
+    });
+    // An idle timeout far beyond the test's own timeout: only the cancel can end this stream in time.
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: 'm', streamIdleTimeoutMs: 3_600_000 }, {});
+    const controller = new AbortController();
+    const reason = new DOMException('player pressed stop', 'AbortError');
+    const parts: unknown[] = [];
+    const consume = (async () => {
+      for await (const part of model.stream!(chatRequest({ signal: controller.signal }))) {
+        parts.push(part);
+        // Cancel after the consumer asked for the next chunk, while the stream is silent.
+        setImmediate(() => controller.abort(reason));
+      }
+    })();
+    await expect(consume).rejects.toBe(reason);
+    expect(parts).toEqual([{ type: 'text-delta', text: 'Wait' }]);
+    await server.closed[0];
+  });
+});

@@ -88,4 +88,22 @@ describePg('connections: lost, timed out, unreachable', () => {
       await rm(nowhere, { recursive: true, force: true });
     }
   });
+
+  it('close() during a reconnect pause ends the waiting call at once with PG_CLOSED (the pause listens to close)', async () => {
+    const nowhere = await mkdtemp(join(tmpdir(), 'troupe-no-pg-'));
+    // A ten-minute pause before the retry: only close() can end this call within the test's timeout.
+    const storage = postgresStorage({ connectionString: `postgresql://troupe@localhost/postgres?host=${encodeURIComponent(nowhere)}`, reconnectAttempts: 5, reconnectDelayMs: 600_000 });
+    try {
+      const call = storage.trees.list().catch((caught: unknown) => caught);
+      // Let the first attempt fail (a missing socket fails at once) so the call sits in its pause.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await storage.close();
+      const error = await call;
+      expect(error).toMatchObject({ code: 'STORAGE_IO', details: { reason: 'PG_CLOSED' } });
+      expect((error as Error).message).toMatch(/storage was closed/);
+    } finally {
+      await storage.close();
+      await rm(nowhere, { recursive: true, force: true });
+    }
+  });
 });

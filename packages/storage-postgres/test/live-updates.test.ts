@@ -1,8 +1,9 @@
 import { expect, it } from 'vitest';
 import type { SessionEventsUpdate, TreeRevisionUpdate } from '../src/index.js';
-import { asAdmin, codeOf, describePg, freshStorage } from './helpers.js';
+import { asAdmin, codeOf, describePg, dropSchema, freshStorage } from './helpers.js';
 import { pgUrl } from './helpers.js';
 import { runFixture } from './support/children.js';
+import { startSocketProxy } from './support/socket-proxy.js';
 
 /** Resolves with the first value pushed, or rejects after `ms` (so a missing update fails the test). */
 function firstOf<T>(ms = 5_000): { push: (value: T) => void; next: Promise<T> } {
@@ -74,6 +75,48 @@ describePg('live updates (LISTEN/NOTIFY)', () => {
       expect(await codeOf(storage.live.watchSession('../x', () => {}))).toBe('SESSION_INVALID_ID');
     } finally {
       await storage.cleanup();
+    }
+  });
+
+  it('keeps retrying while the server is unreachable, and tells subscribers to re-read once it is back', async () => {
+    const proxy = await startSocketProxy(pgUrl);
+    const storage = await freshStorage({ connectionString: proxy.url, reconnectDelayMs: 10 });
+    try {
+      const resync = firstOf<SessionEventsUpdate>(10_000);
+      await storage.live.watchSession('chat', (update) => (update.lastId === undefined ? resync.push(update) : undefined));
+      await proxy.down();
+      // Down long enough for several failed attempts (10, 20, 40, 80 … ms apart).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await proxy.up();
+      expect(await resync.next).toEqual({ sessionId: 'chat' });
+      const after = firstOf<SessionEventsUpdate>();
+      await storage.live.watchSession('chat', after.push);
+      const [event] = await storage.sessions.append('chat', [{ turnId: 't', step: 0, type: 'test/a', ignorable: true, at: new Date().toISOString(), data: {} }]);
+      expect(await after.next).toEqual({ sessionId: 'chat', lastId: event?.id });
+    } finally {
+      await storage.cleanup();
+      await proxy.close();
+    }
+  });
+
+  it('close() during a reconnect pause stops reconnecting: no attempt reaches the server afterwards', async () => {
+    const proxy = await startSocketProxy(pgUrl);
+    const storage = await freshStorage({ connectionString: proxy.url, reconnectDelayMs: 200 });
+    const schema = storage.schema;
+    try {
+      await storage.live.watchSession('chat', () => {});
+      await proxy.down();
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the lost connection is noticed, the first retry fails
+      await storage.close();
+      await proxy.up();
+      const before = proxy.accepted;
+      // Well past the pauses a still-running retry would take (200, 400 ms).
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(proxy.accepted).toBe(before);
+    } finally {
+      await storage.close();
+      await dropSchema(schema);
+      await proxy.close();
     }
   });
 });

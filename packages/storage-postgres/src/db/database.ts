@@ -1,8 +1,9 @@
+import { retryWithDelays } from '@troupe/kernel/util';
 import pg from 'pg';
 import { PostgresStorageError } from '../errors.js';
 import { checkSchema } from '../migrations/migrate.js';
 import { isConnectionError, toPostgresError, toStorageError } from './pg-error-map.js';
-import type { ResolvedOptions } from './options.js';
+import { type ResolvedOptions, reconnectDelay } from './options.js';
 
 /** What a query returns: the rows as plain objects. */
 export type Row = Record<string, unknown>;
@@ -27,6 +28,8 @@ export class Database {
   readonly options: ResolvedOptions;
   readonly #pool: pg.Pool;
   #closed = false;
+  // Aborted by close(): ends a call waiting in a reconnect pause.
+  readonly #closing = new AbortController();
   // Checked once per process on the first store call, so a database nobody migrated fails
   // with PG_SCHEMA_OUTDATED ("run migrate()") instead of a bare "relation does not exist".
   #schemaChecked = false;
@@ -136,32 +139,47 @@ export class Database {
     }
   }
 
-  /** Closes every connection; later calls fail with PG_CLOSED. */
+  /** Closes every connection; later calls fail with PG_CLOSED, and so does a call in a reconnect pause. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closing.abort(new DOMException('The PostgreSQL storage was closed', 'AbortError'));
     await this.#pool.end();
   }
 
+  // Takes a pooled connection, retrying a failed connect `reconnectAttempts` times with a capped
+  // doubling pause. The pauses are the kernel's retry schedule: close() ends one at once.
   async #connect(what: string): Promise<pg.PoolClient> {
     const { reconnectAttempts, reconnectDelayMs } = this.options;
-    let delay = reconnectDelayMs;
-    for (let attempt = 0; ; attempt++) {
-      if (this.#closed) throw new PostgresStorageError('PG_CLOSED', `The PostgreSQL storage was closed; ${what} did not run`);
-      try {
-        return await this.#pool.connect();
-      } catch (error) {
-        if (!isConnectionError(error) || attempt >= reconnectAttempts) {
+    const closed = () => new PostgresStorageError('PG_CLOSED', `The PostgreSQL storage was closed; ${what} did not run`);
+    if (this.#closed) throw closed();
+    try {
+      return await retryWithDelays({
+        signal: this.#closing.signal,
+        attempt: async () => {
+          const client = await this.#pool.connect();
+          // Connected while closing: hand it back, or the pool's end() would wait for it forever.
+          if (this.#closed) {
+            client.release();
+            throw closed();
+          }
+          return client;
+        },
+        delayBeforeRetry: (error, retry) => {
           if (!isConnectionError(error)) throw toPostgresError(error, what);
-          throw new PostgresStorageError(
-            'PG_UNAVAILABLE',
-            `Could not connect to PostgreSQL for ${what} after ${attempt + 1} attempt(s): ${(error as Error).message}. Check TROUPE_DATABASE_URL and that the server is running.`,
-            { cause: error },
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        delay *= 2;
-      }
+          if (retry >= reconnectAttempts) {
+            throw new PostgresStorageError(
+              'PG_UNAVAILABLE',
+              `Could not connect to PostgreSQL for ${what} after ${retry + 1} attempt(s): ${(error as Error).message}. Check TROUPE_DATABASE_URL and that the server is running.`,
+              { cause: error },
+            );
+          }
+          return reconnectDelay(reconnectDelayMs, retry);
+        },
+      });
+    } catch (error) {
+      if (this.#closed) throw closed();
+      throw error;
     }
   }
 }

@@ -2,6 +2,18 @@ import { formatIssues } from '@troupe/kernel';
 import * as z from 'zod';
 import { PostgresStorageError } from '../errors.js';
 
+/** Longest pause between two reconnect attempts (ms): the doubling of `reconnectDelayMs` stops here. */
+export const MAX_RECONNECT_DELAY_MS = 30_000;
+
+/**
+ * The pause before reconnect attempt `retry + 1`: `reconnectDelayMs` doubled per retry, capped.
+ * @param firstDelayMs - the configured `reconnectDelayMs`
+ * @param retry - index of the failed attempt (0 for the first)
+ */
+export function reconnectDelay(firstDelayMs: number, retry: number): number {
+  return Math.min(MAX_RECONNECT_DELAY_MS, firstDelayMs * 2 ** retry);
+}
+
 /** Options for `postgresStorage()`. Every field is optional; defaults are in the README. */
 export interface PostgresStorageOptions {
   /** `postgresql://user:pass@host:port/db` (or `?host=/socket/dir`); default `$TROUPE_DATABASE_URL`. */
@@ -19,7 +31,7 @@ export interface PostgresStorageOptions {
   readonly connectTimeoutMs?: number;
   /** Further connection attempts after a failed one, before a call fails with PG_UNAVAILABLE (default 3). */
   readonly reconnectAttempts?: number;
-  /** Wait before the first reconnect attempt, doubled for each further one (default 200 ms). */
+  /** Wait before the first reconnect attempt, doubled for each further one up to 30 s (default 200 ms). */
   readonly reconnectDelayMs?: number;
   /** Idle connections are closed after this long (default 30 000 ms). */
   readonly idleTimeoutMs?: number;

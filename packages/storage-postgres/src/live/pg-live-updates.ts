@@ -1,8 +1,9 @@
 import { validateTreeId, validateSessionId } from '@troupe/kernel/storage';
 import pg from 'pg';
 import * as z from 'zod';
+import { retryWithDelays } from '@troupe/kernel/util';
 import { Database } from '../db/database.js';
-import type { ResolvedOptions } from '../db/options.js';
+import { type ResolvedOptions, reconnectDelay } from '../db/options.js';
 import { toStorageError } from '../db/pg-error-map.js';
 import { SESSION_EVENTS_CHANNEL, TREE_REVISIONS_CHANNEL } from './channels.js';
 
@@ -48,14 +49,14 @@ export class PgLiveUpdates {
   readonly #listeners = new Map<string, Set<Listener>>();
   #client: pg.Client | undefined;
   #connecting: Promise<void> | undefined;
-  #retryTimer: NodeJS.Timeout | undefined;
-  #retryDelay: number;
+  #reconnecting: Promise<void> | undefined;
+  // Aborted by close() or when the last subscriber leaves: ends a reconnect attempt or pause at once.
+  #stopReconnecting: AbortController | undefined;
   #closed = false;
 
   /** @param options - the storage's validated options */
   constructor(options: ResolvedOptions) {
     this.#options = options;
-    this.#retryDelay = options.reconnectDelayMs;
   }
 
   /**
@@ -89,7 +90,8 @@ export class PgLiveUpdates {
   async close(): Promise<void> {
     this.#closed = true;
     this.#listeners.clear();
-    clearTimeout(this.#retryTimer);
+    this.#stopReconnecting?.abort(new DOMException('The PostgreSQL storage was closed', 'AbortError'));
+    await this.#reconnecting;
     await this.#disconnect();
   }
 
@@ -111,7 +113,10 @@ export class PgLiveUpdates {
       const current = this.#listeners.get(topic);
       current?.delete(entry);
       if (current?.size === 0) this.#listeners.delete(topic);
-      if (this.#listeners.size === 0) await this.#disconnect();
+      if (this.#listeners.size === 0) {
+        this.#stopReconnecting?.abort(new DOMException('Nobody listens any more', 'AbortError'));
+        await this.#disconnect();
+      }
     };
     const onAbort = () => void unsubscribe();
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -150,26 +155,39 @@ export class PgLiveUpdates {
     await client.query(`LISTEN ${SESSION_EVENTS_CHANNEL}`);
     await client.query(`LISTEN ${TREE_REVISIONS_CHANNEL}`);
     this.#client = client;
-    this.#retryDelay = this.#options.reconnectDelayMs;
   }
 
+  // Re-listens after the connection dropped: at once, then after pauses that double from
+  // `reconnectDelayMs` up to 30 s, for as long as anyone is subscribed. The pauses are the
+  // kernel's retry schedule, so close() ends a pause at once and nothing is left scheduled.
   #scheduleReconnect(): void {
-    if (this.#closed || this.#listeners.size === 0 || this.#retryTimer) return;
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = undefined;
-      if (this.#listeners.size === 0) return;
-      this.#ensureListening().then(
-        () => {
-          // Anything committed while nobody listened was not announced: tell everyone to re-read.
-          for (const set of [...this.#listeners.values()]) for (const listener of [...set]) listener({} as never);
-        },
-        () => {
-          this.#retryDelay = Math.min(this.#retryDelay * 2, 30_000);
-          this.#scheduleReconnect();
-        },
-      );
-    }, this.#retryDelay);
-    this.#retryTimer.unref();
+    if (this.#closed || this.#listeners.size === 0 || this.#reconnecting) return;
+    const nobody = 'nobody listens' as const;
+    const stop = new AbortController();
+    this.#stopReconnecting = stop;
+    const reconnected = retryWithDelays<typeof nobody | 'listening'>({
+      signal: stop.signal,
+      attempt: async () => {
+        if (this.#listeners.size === 0) return nobody;
+        await this.#ensureListening();
+        return 'listening';
+      },
+      delayBeforeRetry: (_error, retry) => (this.#listeners.size === 0 ? undefined : reconnectDelay(this.#options.reconnectDelayMs, retry)),
+    });
+    this.#reconnecting = reconnected.then(
+      (outcome) => {
+        this.#reconnecting = undefined;
+        this.#stopReconnecting = undefined;
+        if (outcome === nobody) return;
+        // Anything committed while nobody listened was not announced: tell everyone to re-read.
+        for (const set of [...this.#listeners.values()]) for (const listener of [...set]) listener({} as never);
+      },
+      () => {
+        // Closed, or the last subscriber left: nothing to re-listen for.
+        this.#reconnecting = undefined;
+        this.#stopReconnecting = undefined;
+      },
+    );
   }
 
   #dispatch(channel: string, payload: string | undefined): void {
