@@ -18,6 +18,8 @@ export interface DioServiceOptions {
   readonly taskTimeoutMs?: number;
   /** Most compilations at once (default 4); further accepted tasks queue, still `processing`. */
   readonly maxConcurrentCompiles?: number;
+  /** How long {@link DioService.close} lets aborted tasks finish before interrupting them (ms, default 5 000). */
+  readonly shutdownGraceMs?: number;
 }
 
 /** Which conversation and target prompt a query is about. */
@@ -93,6 +95,7 @@ export class DioService {
       clock: this.#clock,
       taskTimeoutMs: options.taskTimeoutMs ?? 120_000,
       ...(options.maxConcurrentCompiles === undefined ? {} : { maxConcurrent: options.maxConcurrentCompiles }),
+      ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
       work: (task, signal) => this.#apply(task, signal),
     });
   }
@@ -267,7 +270,10 @@ export class DioService {
     return this.#tasks.idle();
   }
 
-  /** Stops running tasks; they stay `processing` and resume on the next start. */
+  /**
+   * Stops running tasks; they stay `processing` and resume on the next start. A task storing its
+   * version is let finish (up to `shutdownGraceMs`); whatever still runs then is interrupted.
+   */
   close(): Promise<void> {
     return this.#tasks.close();
   }

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Clock, Logger } from '@troupe/kernel';
-import { describeError, linkedController } from '@troupe/kernel/util';
+import { describeError, FiberScope, linkedController, runWithin } from '@troupe/kernel/util';
 import type { DioStore } from './dio-store.js';
 import type { TaskRecord } from './records.js';
 
@@ -20,6 +20,11 @@ export interface TaskRunnerOptions {
   readonly taskTimeoutMs: number;
   /** Most tasks compiling at once; the rest wait their turn, still `processing` (default 4). */
   readonly maxConcurrent?: number;
+  /**
+   * How long {@link TaskRunner.close} waits for running tasks after aborting them (a task storing
+   * its version finishes); whatever still runs then is interrupted (ms, default 5 000).
+   */
+  readonly shutdownGraceMs?: number;
   /** The task's work (compile and store a new version); must honour `signal`. */
   readonly work: (task: TaskRecord, signal: AbortSignal) => Promise<TaskOutcome>;
 }
@@ -28,26 +33,31 @@ type TerminalFields = Pick<TaskRecord, 'status' | 'promptChanged'> & Partial<Tas
 
 /** Default of {@link TaskRunnerOptions.maxConcurrent}. */
 export const DEFAULT_MAX_CONCURRENT_COMPILES = 4;
+/** Default of {@link TaskRunnerOptions.shutdownGraceMs}. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 
 /**
  * Runs accepted tasks in the background: `processing → succeeded | failed | timed_out`, each
- * under a timeout on the injected clock. Nothing a task does can reject into the void: every
- * failure — including failing to record the terminal status — is caught and logged.
+ * under the kernel's deadline (`runWithin`) on the injected clock. Every task is a fiber in one
+ * scope ({@link FiberScope}), so {@link TaskRunner.close} can drain them and then interrupt what
+ * is left: no task outlives the service, not even one whose work ignores its signal. Nothing a
+ * task does can reject into the void: every failure — including failing to record the terminal
+ * status — is caught and logged.
  *
- * When the terminal status cannot be written (storage failure), the task stays `processing` in
- * storage and is run again by {@link DioService.resume} on the next start; its work is
- * idempotent per request id, so the re-run reports the same outcome.
+ * When the terminal status cannot be written (storage failure), or the service shut down first,
+ * the task stays `processing` in storage and is run again by {@link DioService.resume} on the
+ * next start; its work is idempotent per request id, so the re-run reports the same outcome.
  */
 export class TaskRunner {
   readonly #options: TaskRunnerOptions;
-  readonly #running = new Set<Promise<void>>();
+  readonly #tasks = new FiberScope();
   readonly #shutdown = new AbortController();
   // Compile slots: a task takes one before its work starts (300 schedules ≠ 300 model calls).
   readonly #maxConcurrent: number;
   #active = 0;
   readonly #waiting: Array<() => void> = [];
 
-  /** @param options - store, logger, clock, timeout and the work */
+  /** @param options - store, logger, clock, timeout, grace period and the work */
   constructor(options: TaskRunnerOptions) {
     this.#options = options;
     this.#maxConcurrent = options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_COMPILES;
@@ -70,41 +80,53 @@ export class TaskRunner {
    * @param task - a task record in `processing`
    */
   start(task: TaskRecord): void {
-    const run = this.#run(task)
-      // Backstop: #run catches everything it expects; anything else is logged, never unhandled.
-      .catch((error: unknown) => this.#options.logger.error('task runner failed', { requestId: task.requestId, error: describeError(error) }))
-      .finally(() => this.#running.delete(run));
-    this.#running.add(run);
+    if (this.#shutdown.signal.aborted) return;
+    const { controller, dispose } = linkedController(this.#shutdown.signal);
+    let holdsSlot = false;
+    const job = this.#tasks.fork(controller, async () => {
+      // Shut down while queued: the task stays `processing` and resumes on the next start.
+      if (!(await this.#acquire(controller.signal))) return;
+      holdsSlot = true;
+      await this.#compile(task, controller.signal);
+    });
+    // The slot goes back when the job ends, also when close() interrupted it.
+    const finish = () => {
+      dispose();
+      if (holdsSlot) this.#release();
+      holdsSlot = false;
+    };
+    // Backstop: #compile catches everything it expects; anything else is logged, never unhandled.
+    job.result.then(finish, (error: unknown) => {
+      finish();
+      if (!controller.signal.aborted) this.#options.logger.error('task runner failed', { requestId: task.requestId, error: describeError(error) });
+    });
   }
 
   /** Resolves when no task is running. */
-  async idle(): Promise<void> {
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  idle(): Promise<void> {
+    return this.#tasks.idle();
   }
 
-  /** Stops running tasks (they stay `processing` and resume on the next start) and waits for them. */
+  /**
+   * Stops running tasks (they stay `processing` and resume on the next start): aborts them, waits
+   * up to the grace period for them to end (a task storing its version finishes and is recorded),
+   * then interrupts whatever still runs.
+   */
   async close(): Promise<void> {
-    this.#shutdown.abort(new DOMException('The DIO service is shutting down', 'AbortError'));
-    await this.idle();
-  }
-
-  async #run(task: TaskRecord): Promise<void> {
-    if (this.#shutdown.signal.aborted) return;
-    if (!(await this.#acquire())) return; // shut down while queued: stays `processing`, resumes on the next start
-    try {
-      await this.#compile(task);
-    } finally {
-      this.#release();
-    }
+    const reason = new DOMException('The DIO service is shutting down', 'AbortError');
+    this.#shutdown.abort(reason);
+    const { clock, shutdownGraceMs = DEFAULT_SHUTDOWN_GRACE_MS } = this.#options;
+    await runWithin(clock, shutdownGraceMs, new AbortController().signal, () => 'grace period over', () => this.#tasks.idle()).catch(() => undefined);
+    await this.#tasks.close(reason);
   }
 
   // Waits for a compile slot; false when the service shuts down first.
-  async #acquire(): Promise<boolean> {
+  async #acquire(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return false;
     if (this.#active < this.#maxConcurrent) {
       this.#active += 1;
       return true;
     }
-    const signal = this.#shutdown.signal;
     return new Promise<boolean>((resolve) => {
       const onShutdown = () => resolve(false);
       signal.addEventListener('abort', onShutdown, { once: true });
@@ -125,37 +147,36 @@ export class TaskRunner {
     else this.#active -= 1;
   }
 
-  async #compile(task: TaskRecord): Promise<void> {
+  async #compile(task: TaskRecord, signal: AbortSignal): Promise<void> {
     const { logger, clock, taskTimeoutMs, work } = this.#options;
-    const { controller, dispose } = linkedController(this.#shutdown.signal);
-    const timer = new AbortController();
-    let timedOut = false;
-    clock.sleep(taskTimeoutMs, timer.signal).then(
-      () => {
-        timedOut = true;
-        controller.abort(new DOMException('task timed out', 'TimeoutError'));
-      },
-      () => {},
-    );
+    const timedOut = new DOMException('task timed out', 'TimeoutError');
+    let pending: Promise<TaskOutcome> | undefined;
     let terminal: TerminalFields;
     try {
-      const outcome = await work(task, controller.signal);
-      // Work that finished has been stored, even if a timeout or shutdown came in meanwhile.
+      // The work's signal aborts at the deadline or on shutdown.
+      const outcome = await runWithin(clock, taskTimeoutMs, signal, () => timedOut, (workSignal) => {
+        pending = work(task, workSignal);
+        return pending;
+      });
       terminal = { status: 'succeeded', ...outcome };
     } catch (error) {
+      const stopped = error === timedOut || signal.aborted;
+      // The deadline and shutdown only abort the work's signal: wait for the work itself. One
+      // that was already storing its version finishes, and is recorded as succeeded.
+      const late = stopped && pending ? await pending.then((outcome) => ({ outcome }), () => undefined) : undefined;
+      if (late) terminal = { status: 'succeeded', ...late.outcome };
       // Shutdown: leave the task `processing`; the next process resumes it.
-      if (this.#shutdown.signal.aborted && !timedOut) return;
-      if (timedOut) {
+      else if (error !== timedOut && signal.aborted) return;
+      else if (error === timedOut) {
         terminal = { status: 'timed_out', promptChanged: false, errorCode: 'TASK_TIMED_OUT', errorMessage: `Compilation took longer than ${taskTimeoutMs} ms` };
       } else {
         const described = describeError(error);
         logger.error('task failed', { requestId: task.requestId, error: described });
         terminal = { status: 'failed', promptChanged: false, errorCode: described.code ?? 'TASK_FAILED', errorMessage: described.message };
       }
-    } finally {
-      timer.abort();
-      dispose();
     }
+    // Interrupted by close() while the work ran on: the next start re-runs the task, not this process.
+    if (this.#tasks.closed) return;
     await this.#record(task, terminal);
   }
 

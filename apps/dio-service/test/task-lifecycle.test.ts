@@ -57,6 +57,34 @@ async function serviceWith(model: ChatModel, clock = new ManualClock(), trees = 
   return { service, clock, trees };
 }
 
+/** Holds every write of a conversation record until `release()`: the task is then storing its version. */
+function holdConversationWrites(trees: MemoryTreeStore): { reached: Promise<void>; release: () => void } {
+  const create = trees.create.bind(trees);
+  const commit = trees.commit.bind(trees);
+  let reach!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve;
+  });
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const held = async (id: string) => {
+    if (!id.startsWith('conv-')) return;
+    reach();
+    await gate;
+  };
+  trees.create = async (id, files) => {
+    await held(id);
+    return create(id, files);
+  };
+  trees.commit = async (id, change) => {
+    await held(id);
+    return commit(id, change);
+  };
+  return { reached, release };
+}
+
 describe('task lifecycle', () => {
   it('processing → timed_out when compilation exceeds the task timeout; nothing is half-written', async () => {
     const { service, clock } = await serviceWith(hanging);
@@ -140,6 +168,57 @@ describe('task lifecycle', () => {
     const where = { userId: 'alice', rpConversationId: 'c1', targetPromptId: 'lia' };
     expect(await service.requirements('alice', where)).toHaveLength(1);
     expect((await service.activePrompt('alice', where))?.versionId).toBe('v1');
+  });
+
+  it('a compile that finishes late (its version was being stored when the timeout came) is recorded as succeeded', async () => {
+    const trees = new MemoryTreeStore();
+    const { service, clock } = await serviceWith(offlineModel(), new ManualClock(), trees);
+    const held = holdConversationWrites(trees);
+    await service.schedule('alice', request('t7'));
+    await held.reached;
+    await clock.advance(5_000); // the timeout fires while the version is being stored
+    expect((await service.task('alice', 't7:dio')).status).toBe('processing');
+    held.release();
+    await service.idle();
+    const where = { userId: 'alice', rpConversationId: 'c1', targetPromptId: 'lia' };
+    const active = await service.activePrompt('alice', where);
+    expect(active?.versionId).toBe('v1');
+    expect(await service.task('alice', 't7:dio')).toMatchObject({ status: 'succeeded', promptChanged: true, sourceVersionId: active?.sourceVersionId });
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('close() drains a task that is storing its version: it finishes and is recorded before close resolves', async () => {
+    const trees = new MemoryTreeStore();
+    const { service } = await serviceWith(offlineModel(), new ManualClock(), trees);
+    const held = holdConversationWrites(trees);
+    await service.schedule('alice', request('t8'));
+    await held.reached;
+    const closing = service.close();
+    held.release();
+    await closing;
+    expect(await service.task('alice', 't8:dio')).toMatchObject({ status: 'succeeded', promptChanged: true });
+  });
+
+  it('close() interrupts a task whose work ignores its signal once the grace period is over; it stays processing and nothing is left scheduled', async () => {
+    const clock = new ManualClock();
+    const trees = new MemoryTreeStore();
+    const service = new DioService({ store: new DioStore(trees), model: offlineModel(), clock, taskTimeoutMs: 60_000, shutdownGraceMs: 2_000 });
+    await service.registerPrompt('lia', '你是莉娅。', '莉娅');
+    // A storage write that never returns (and takes no signal): the task cannot stop by itself.
+    const held = holdConversationWrites(trees);
+    await service.schedule('alice', request('t9'));
+    await held.reached;
+    let closed = false;
+    const closing = service.close().then(() => {
+      closed = true;
+    });
+    await clock.advance(1_000);
+    expect(closed).toBe(false); // within the grace period: the task may yet finish
+    await clock.advance(1_000);
+    await closing;
+    expect(service.load).toEqual({ compiling: 0, queued: 0 });
+    expect((await service.task('alice', 't9:dio')).status).toBe('processing');
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it('concurrent requirements on one conversation are all kept (no lost update)', async () => {

@@ -46,6 +46,8 @@ export function liveRoutes(demo: Demo): Hono {
       }
       // Subscribed: whatever commits from now on is announced (the browser re-reads once on `ready`).
       send('ready', {});
+      // A plain interval on purpose: a repeating write for as long as the connection lives, with
+      // no deadline, retry or result to wait for — nothing Effect would add (see docs/architecture.md).
       const keepAlive = setInterval(() => {
         queue = queue.then(() => (stream.aborted ? undefined : stream.write(': keep-alive\n\n').then(() => undefined)));
       }, KEEP_ALIVE_MS);

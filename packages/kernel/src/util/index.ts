@@ -5,6 +5,9 @@ export { abortReason, followSignals, isAbortError, linkedController, raceAbort, 
 export { extractJson, stripReasoning } from '../text/model-answer.js';
 export type { ExtractJsonOptions } from '../text/model-answer.js';
 export { pollOnGrid, retryWithDelays, runWithin } from '../timing/on-clock.js';
+// Work that outlives its caller (an app's background jobs), as Effect fibers in one scope that close() interrupts.
+export { FiberScope } from '../background/fiber-scope.js';
+export type { ScopedJob } from '../background/fiber-scope.js';
 export type { PollOnGridOptions, PollOutcome, PollResult, RetryWithDelaysOptions } from '../timing/on-clock.js';
 export { readCappedBytes, readCappedText } from '../io/read-capped.js';
 export { describeError, toError } from '../errors.js';

@@ -1,4 +1,5 @@
-import { readCappedText } from '@troupe/kernel/util';
+import { systemClock } from '@troupe/kernel';
+import { readCappedText, runWithin } from '@troupe/kernel/util';
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { Demo } from '../../compose.js';
@@ -20,6 +21,9 @@ const SaveSchema = ConnectionChange.extend({
 const TestSchema = z.object({ baseUrl: ConnectionSchema.shape.baseUrl.unwrap(), apiKey: z.string().max(4096).optional(), useSavedKey: z.enum(['chat', 'story']).optional() }).strict();
 
 type Connection = NonNullable<ModelSettings['story']>;
+
+// How long "Test connection" waits for a model server's model list (headers and body).
+const TEST_TIMEOUT_MS = 10_000;
 
 function mergeConnection(current: Connection | undefined, change: z.output<typeof ConnectionChange> | undefined): Connection {
   const next: Connection = { ...current };
@@ -89,13 +93,23 @@ export function settingsRoutes(demo: Demo): Hono {
     const saved = body.useSavedKey ? await demo.settings.read() : {};
     const key = body.apiKey ?? (body.useSavedKey === 'story' ? (saved as ModelSettings).story?.apiKey : (saved as ModelSettings).apiKey);
     const url = `${body.baseUrl.replace(/\/+$/, '')}/models`;
-    let response: Response;
-    try {
-      response = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: AbortSignal.timeout(10_000) });
-    } catch (error) {
-      throw new ApiError(502, 'MODEL_CONNECTION_FAILED', `Could not reach ${url}: ${(error as Error).message}`);
-    }
-    const text = await readCappedText(response.body, 1024 * 1024);
+    const failed = (cause: unknown) => new ApiError(502, 'MODEL_CONNECTION_FAILED', `Could not reach ${url}: ${(cause as Error).message}`, { cause });
+    // The kernel's deadline over the whole exchange (headers and body); the browser leaving cancels it.
+    const { response, text } = await runWithin(
+      systemClock,
+      TEST_TIMEOUT_MS,
+      c.req.raw.signal,
+      () => failed(new DOMException(`no answer within ${TEST_TIMEOUT_MS / 1000} s`, 'TimeoutError')),
+      async (signal) => {
+        let answer: Response;
+        try {
+          answer = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal });
+        } catch (error) {
+          throw failed(error);
+        }
+        return { response: answer, text: await readCappedText(answer.body, 1024 * 1024) };
+      },
+    );
     if (!response.ok) throw new ApiError(502, 'MODEL_CONNECTION_FAILED', `${url} answered HTTP ${response.status}${response.status === 401 ? ' (check the API key)' : ''}`);
     const parsed = z.object({ data: z.array(z.object({ id: z.string() }).loose()).max(10_000) }).loose().safeParse(safeJson(text));
     if (!parsed.success) throw new ApiError(502, 'MODEL_CONNECTION_FAILED', `${url} did not answer with an OpenAI-style model list`);
