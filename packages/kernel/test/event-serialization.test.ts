@@ -131,6 +131,17 @@ describe('serialising an event once (validateNewEvents, serializeNewEvents, copy
     }
   });
 
+  it('checks the time of every event of a batch, also after valid events with another time', () => {
+    // Events of one batch usually share their time: a bad one among them is still caught.
+    for (const badAt of ['yesterday', '', 'T', undefined, 42]) {
+      const batch = [event(1), event(2, { at: '2026-12-01T00:00:01.000Z' }), event(3), event(4, { at: badAt as string })];
+      for (const check of [validateNewEvents, serializeNewEvents, copyNewEvents]) {
+        expect(() => check(batch), String(badAt)).toThrow('Invalid session event: at must be an ISO-8601 time');
+        expect(() => check([batch[3]]), String(badAt)).toThrow('Invalid session event: at must be an ISO-8601 time');
+      }
+    }
+  });
+
   it('builds the stored JSON from the data text: equal to stringifying the ordered event', () => {
     for (const one of [event({ text: '雾 "quoted"\n', list: [1, null] }, { key: 'k1' }), event('plain'), event([])]) {
       const [dataJson] = serializeNewEvents([one]);

@@ -38,7 +38,11 @@ export function jsonCopy(value: unknown): unknown {
  */
 export function copyJsonValue<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyJsonValue) as T;
+  if (Array.isArray(value)) {
+    const copy = new Array<unknown>(value.length);
+    for (let index = 0; index < value.length; index++) copy[index] = copyJsonValue(value[index]);
+    return copy as T;
+  }
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) setMember(copy, key, copyJsonValue((value as Record<string, unknown>)[key]));
   return copy as T;

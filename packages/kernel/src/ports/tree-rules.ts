@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { KernelStorageError } from './storage-errors.js';
 import { MANIFEST_PATH, SETTLE_MARKER_PATTERN, TREE_ID_PATTERN, type TreeCommit, type TreeSettlement } from './tree-store.js';
 
@@ -96,8 +96,19 @@ export function settlementDigest(appends: Readonly<Record<string, string>>): str
   const pairs = Object.keys(appends)
     .sort()
     .map((path) => [path, appends[path]]);
-  return createHash('sha256').update(JSON.stringify(pairs), 'utf8').digest('hex');
+  return hash('sha256', JSON.stringify(pairs), 'hex');
 }
+
+// Manifest texts this function wrote, with the text before and after their revision digits.
+// Stores stamp on every commit and settlement, nearly always a text they stamped the time
+// before: that text stamped again is the same text with other digits (parsing it and printing
+// it again gives exactly that), so it is built without a parse. Bounded: oldest dropped first.
+const STAMPED_ENTRIES = 64;
+const stampedTexts = new Map<string, readonly [before: string, after: string]>();
+// In two-space pretty-printed JSON only the members of the top-level object are indented by
+// exactly two spaces (deeper members by more; a string value never holds a raw line break), so
+// the first line that starts like this is the top-level `revision`.
+const TOP_LEVEL_REVISION = '\n  "revision": ';
 
 /**
  * Writes the store-owned `revision` into a manifest's JSON object, keeping every other field
@@ -105,9 +116,15 @@ export function settlementDigest(appends: Readonly<Record<string, string>>): str
  * manifest is reported by whoever reads it, never rewritten by the store.
  * @param content - the manifest text
  * @param revision - the tree's new revision
- * @returns the manifest text to store
+ * @returns the manifest text to store (two-space pretty-printed JSON with a final line break)
  */
 export function stampManifestRevision(content: string, revision: number): string {
+  const known = Number.isSafeInteger(revision) ? stampedTexts.get(content) : undefined;
+  if (known !== undefined) {
+    // The store replaces that text with this one: keep the room for other trees' manifests.
+    stampedTexts.delete(content);
+    return rememberStamped(`${known[0]}${revision}${known[1]}`, known);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(content);
@@ -116,7 +133,21 @@ export function stampManifestRevision(content: string, revision: number): string
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return content;
   const stamped = { ...(parsed as Record<string, unknown>), revision };
-  return `${JSON.stringify(stamped, null, 2)}\n`;
+  const text = `${JSON.stringify(stamped, null, 2)}\n`;
+  if (Number.isSafeInteger(revision)) {
+    const digits = String(revision);
+    const start = text.indexOf(TOP_LEVEL_REVISION) + TOP_LEVEL_REVISION.length;
+    if (start >= TOP_LEVEL_REVISION.length && text.startsWith(digits, start)) rememberStamped(text, [text.slice(0, start), text.slice(start + digits.length)]);
+  }
+  return text;
+}
+
+function rememberStamped(text: string, around: readonly [string, string]): string {
+  if (!stampedTexts.has(text)) {
+    if (stampedTexts.size >= STAMPED_ENTRIES) stampedTexts.delete(stampedTexts.keys().next().value as string);
+    stampedTexts.set(text, around);
+  }
+  return text;
 }
 
 /**
@@ -124,7 +155,7 @@ export function stampManifestRevision(content: string, revision: number): string
  * @param text - any string
  */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /**

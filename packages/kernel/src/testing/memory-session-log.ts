@@ -43,8 +43,7 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
     validateSessionId(sessionId);
     const copies = copyNewEvents(events);
     const session = this.#session(sessionId, true);
-    // The stored field order (id and session first), as storage-fs writes its lines.
-    const stored = copies.map((event): SessionEvent => ({ id: `e${session.nextSeq++}`, sessionId, ...event }));
+    const stored = copies.map((event) => storedEvent(`e${session.nextSeq++}`, sessionId, event, event.data));
     for (const event of stored) this.#push(session, event);
     return stored.map(clone);
   }
@@ -153,9 +152,16 @@ function indexKey(type: string, key: string): string {
   return `${type}\u0000${key}`;
 }
 
+// An event in the stored field order (id and session first, as storage-fs writes its lines),
+// spelled out: one object shape per case, built in one step (no spread, no key walk).
+function storedEvent(id: string, sessionId: string, event: NewSessionEvent, data: unknown): SessionEvent {
+  const { turnId, step, type, ignorable, at, key } = event;
+  return key === undefined ? { id, sessionId, turnId, step, type, ignorable, at, data } : { id, sessionId, turnId, step, type, ignorable, at, key, data };
+}
+
 // Stored events are JSON-normal with unshared strings: a structural copy is a full copy.
 function clone(event: SessionEvent): SessionEvent {
-  return copyJsonValue(event);
+  return storedEvent(event.id, event.sessionId, event, copyJsonValue(event.data));
 }
 
 function notFound(sessionId: string, eventId: string): KernelStorageError {
