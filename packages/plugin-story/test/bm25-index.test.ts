@@ -1,7 +1,7 @@
 import MiniSearch from 'minisearch';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Bm25Index } from '../src/retrieval/bm25-index.js';
-import { MAX_SEGMENT_CHARS, processTerm, tokenize } from '../src/retrieval/tokenizer.js';
+import { MAX_SEGMENT_CHARS, processTerm, queryTerms, tokenize } from '../src/retrieval/tokenizer.js';
 
 // A deterministic mixed Chinese/English corpus: word soup from a small vocabulary, so terms repeat
 // with different frequencies and document lengths vary.
@@ -34,6 +34,29 @@ describe('the inverted index (BM25+)', () => {
       const byKey = new Map(actual.map((hit) => [hit.key, hit.score]));
       for (const hit of expected) expect(byKey.get(hit.key)).toBeCloseTo(hit.score, 9);
     }
+  });
+
+  it('gives the same hits with remembered query terms, and segments a repeated query once', () => {
+    const docs = corpus(200);
+    const plain = new Bm25Index([2, 1.5, 1], { tokenize, processTerm });
+    const remembering = new Bm25Index([2, 1.5, 1], { tokenize, processTerm, queryTerms });
+    for (const doc of docs) {
+      plain.add(doc.id, [doc.title, doc.heading, doc.text]);
+      remembering.add(doc.id, [doc.title, doc.heading, doc.text]);
+    }
+    const queries = ['Café CAFE cafe lamp', '莉娅欠公会的钱吗？ Lia', 'rain rain rain 河边', docs[3]!.text];
+    for (const query of [...queries, ...queries]) expect(remembering.search(query, 50)).toEqual(plain.search(query, 50));
+    const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment');
+    const fresh = 'a query no other test sends: the lamp by the river';
+    for (let n = 0; n < 5; n++) remembering.search(fresh, 10);
+    expect(segment).toHaveBeenCalledTimes(1);
+    vi.restoreAllMocks();
+  });
+
+  it('normalises ASCII terms like any other: only their case changes', () => {
+    for (const term of ['Tavern', 'LIA', 'x1', "don't", 'a.b', '']) expect(processTerm(term)).toBe(term.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase());
+    expect(processTerm('Café')).toBe('cafe');
+    expect(processTerm('ＡＢＣ')).toBe('abc');
   });
 
   it('drops removed documents from scores and counts, also after compaction', () => {

@@ -83,9 +83,32 @@ describe('manifest.json schema', () => {
     for (const bad of [-1, 1.5, 'seven']) {
       expect(() => parseManifestForTurn(text(bad))).toThrow(expect.objectContaining({ code: 'STORY_MANIFEST_INVALID', field: 'revision' }));
     }
+    // Digits JSON would not write as that revision take the full parse (and its error).
+    expect(() => parseManifestForTurn(text(3).replace('"revision": 3', '"revision": 007'))).toThrow(expect.objectContaining({ code: 'STORY_MANIFEST_INVALID', field: 'manifest' }));
+    expect(parseManifestForTurn(text(3).replace('"revision": 3', '"revision": 3e1')).revision).toBe(30);
     // Any other change is validated in full.
     expect(() => parseManifestForTurn(`${JSON.stringify({ ...base, revision: 5, sections: [{ ...base.sections[0], focus: 'nobody' }] })}`)).toThrow(
       expect.objectContaining({ code: 'STORY_MANIFEST_INVALID', field: 'sections[0].focus' }),
     );
+  });
+
+  it('the per-turn memo finds the top-level revision, not a nested or overridden one with the same digits', () => {
+    // Loose manifests keep unknown members: one may hold a `revision` of its own.
+    const shapes = [
+      (revision: number) => JSON.stringify({ name: 'nested', notes: { revision }, list: [{ revision }], revision }, null, 2),
+      // Duplicate members: JSON.parse keeps the last one.
+      (revision: number) => `{"name":"dup","revision":${revision},"notes":{"revision":${revision}},"revision":${revision}}`,
+      (revision: number) => `{ "revision" : ${revision} , "name" : "by hand", "tail": {"revision":${revision}} }`,
+    ];
+    for (const shape of shapes) {
+      parseManifestForTurn(shape(8));
+      for (const revision of [9, 10, 8, 123]) {
+        const next = parseManifestForTurn(shape(revision));
+        expect(next).toStrictEqual(parseManifest(shape(revision)));
+      }
+      // Only the nested members changed: the top-level revision is still 8.
+      const nestedOnly = shape(8).replace(/"revision": ?8(?=[,\s}])/, '"revision": 9');
+      expect(parseManifestForTurn(nestedOnly)).toStrictEqual(parseManifest(nestedOnly));
+    }
   });
 });

@@ -6,6 +6,11 @@ export interface Bm25Analyzer {
   readonly tokenize: (text: string) => string[];
   /** Normalises one raw term; an empty result drops it. */
   readonly processTerm: (term: string) => string;
+  /**
+   * A query's normalised terms with their occurrences (`tokenize` then `processTerm`, empty terms
+   * dropped), when the analyzer can give them cheaper (e.g. remembered); else they are computed.
+   */
+  readonly queryTerms?: (query: string) => ReadonlyMap<string, number>;
 }
 
 /** One search hit: the document's key and its score. */
@@ -127,11 +132,7 @@ export class Bm25Index {
    */
   search(query: string, limit: number, accept?: (key: string) => boolean): Bm25Hit[] {
     if (this.#live === 0 || limit <= 0) return [];
-    const multiplicity = new Map<string, number>();
-    for (const raw of this.#analyzer.tokenize(query)) {
-      const term = this.#analyzer.processTerm(raw);
-      if (term) multiplicity.set(term, (multiplicity.get(term) ?? 0) + 1);
-    }
+    const multiplicity = this.#analyzer.queryTerms?.(query) ?? this.#countTerms(query);
     const { scores, matched, lastTerm } = this.#scratch(this.#keys.length);
     const touched: number[] = [];
     const keys = this.#keys;
@@ -182,6 +183,15 @@ export class Bm25Index {
       if (best.length > limit) best.pop();
     }
     return best;
+  }
+
+  #countTerms(query: string): Map<string, number> {
+    const terms = new Map<string, number>();
+    for (const raw of this.#analyzer.tokenize(query)) {
+      const term = this.#analyzer.processTerm(raw);
+      if (term) terms.set(term, (terms.get(term) ?? 0) + 1);
+    }
+    return terms;
   }
 
   // Per-slot score arrays kept between queries (zero outside a query), grown as the index grows,

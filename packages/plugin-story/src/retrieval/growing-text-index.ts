@@ -1,6 +1,6 @@
 import { Bm25Index } from './bm25-index.js';
 import { ownString } from './own-string.js';
-import { processTerm, tokenize } from './tokenizer.js';
+import { processTerm, queryTerms, tokenize } from './tokenizer.js';
 
 /** One indexed piece of a growing document: its place and its story text. */
 export interface IndexedPiece {
@@ -45,7 +45,7 @@ const MAX_TAIL_CHARS = 64 * 1024;
  */
 export class GrowingTextIndex {
   readonly #chunkChars: number;
-  readonly #index = new Bm25Index([1], { tokenize, processTerm });
+  readonly #index = new Bm25Index([1], { tokenize, processTerm, queryTerms });
   readonly #pieces: IndexedPiece[] = [];
   readonly #keys: string[] = [];
   readonly #ordinalByKey = new Map<string, number>();

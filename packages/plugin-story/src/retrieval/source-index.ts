@@ -1,7 +1,7 @@
 import { Bm25Index } from './bm25-index.js';
 import { chunkMarkdown } from './chunk-markdown.js';
 import { capSnippets, DEFAULT_RETRIEVAL_LIMITS, type RetrievalLimits, type Snippet } from './snippet.js';
-import { processTerm, tokenize } from './tokenizer.js';
+import { processTerm, queryTerms, tokenize } from './tokenizer.js';
 
 /** A source document to index. */
 export interface IndexSource {
@@ -38,7 +38,7 @@ const FIELD_BOOSTS = [2, 1.5, 1] as const;
  * an unchanged turn hashes nothing).
  */
 export class SourceIndex {
-  readonly #index = new Bm25Index(FIELD_BOOSTS, { tokenize, processTerm });
+  readonly #index = new Bm25Index(FIELD_BOOSTS, { tokenize, processTerm, queryTerms });
   readonly #chunks = new Map<string, ChunkDocument>();
   readonly #sources = new Map<string, { title: string; text: string; docIds: string[] }>();
   readonly #chunkChars: number;

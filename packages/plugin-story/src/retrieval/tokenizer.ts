@@ -54,5 +54,37 @@ function pieceEnd(text: string, start: number): number {
  * @returns the normalised term (never throws)
  */
 export function processTerm(term: string): string {
-  return term.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+  // NFKD leaves ASCII as it is and ASCII has no combining marks: only the case changes.
+  return isAscii(term) ? term.toLowerCase() : term.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+function isAscii(text: string): boolean {
+  for (let at = 0; at < text.length; at++) if (text.charCodeAt(at) > 0x7f) return false;
+  return true;
+}
+
+// Query texts analysed lately. One turn searches with the same few texts several times (the
+// sources and the public history with the recent messages plus the input, every character's
+// knowledge with the input): each is segmented once. Keys are whole query texts, so few.
+const QUERY_MEMO_ENTRIES = 8;
+const queryMemo = new Map<string, ReadonlyMap<string, number>>();
+
+/**
+ * The normalised terms of a query with how often each occurs ({@link tokenize}, then
+ * {@link processTerm}; empty terms dropped), remembered for the last few query texts.
+ * @param query - any text
+ * @returns term → occurrences, in first-occurrence order (shared: callers must not change it)
+ * @throws {StoryError} STORY_RETRIEVAL_UNAVAILABLE like {@link tokenize}
+ */
+export function queryTerms(query: string): ReadonlyMap<string, number> {
+  const known = queryMemo.get(query);
+  if (known) return known;
+  const terms = new Map<string, number>();
+  for (const raw of tokenize(query)) {
+    const term = processTerm(raw);
+    if (term) terms.set(term, (terms.get(term) ?? 0) + 1);
+  }
+  if (queryMemo.size >= QUERY_MEMO_ENTRIES) queryMemo.delete(queryMemo.keys().next().value as string);
+  queryMemo.set(query, terms);
+  return terms;
 }

@@ -4,14 +4,29 @@ import { parseManifest, type StoryManifest, StoryManifestSchema } from './manife
 // and postReview (and the next turn usually too), so it is validated once, not per hook.
 const MEMO_ENTRIES = 32;
 const byText = new Map<string, StoryManifest>();
-// The same manifests by their content apart from the store-owned `revision`: every settled turn
-// stamps a new revision into the text, and the next turn's manifest is otherwise the same.
-const byContent = new Map<string, StoryManifest>();
+
+/**
+ * A parsed manifest text cut around the digits of its top-level `revision`: every settled turn
+ * stamps a new revision into the text, and the next turn's text is otherwise the same, so a text
+ * of the form `before + digits + after` parses to this manifest with that revision.
+ */
+interface RevisionTemplate {
+  readonly before: string;
+  readonly after: string;
+  readonly manifest: StoryManifest;
+}
+
+// Most recently used first.
+const templates: RevisionTemplate[] = [];
+// A revision as JSON writes a safe integer (no sign, fraction, exponent or leading zero).
+const REVISION_DIGITS = /^(0|[1-9][0-9]{0,14})$/;
+// Where a top-level revision may be: the member, then its digits ending the number.
+const REVISION_MEMBER = /"revision"\s*:\s*([0-9]+)(?=\s*[,}])/g;
 
 /**
  * {@link parseManifest} with a small memo (the turn's hooks only read the result): the same text
- * gives the same object, and a text that differs from a remembered one only in `revision` is not
- * validated again (its revision is).
+ * gives the same object, and a text that differs from a remembered one only in the digits of its
+ * top-level `revision` is not parsed or validated again (its revision is checked).
  * @param text - the `manifest.json` content
  * @returns the validated manifest (the same object for the same text while it is remembered)
  * @throws {StoryError} STORY_MANIFEST_INVALID like {@link parseManifest} (failures are not remembered)
@@ -19,38 +34,52 @@ const byContent = new Map<string, StoryManifest>();
 export function parseManifestForTurn(text: string): StoryManifest {
   const known = byText.get(text);
   if (known) return known;
-  const content = contentKey(text);
-  const same = content === undefined ? undefined : byContent.get(content.key);
-  const revision = content && StoryManifestSchema.shape.revision.safeParse(content.revision);
-  // Only a valid revision reuses the rest; anything else takes the full parse (and its error).
-  const manifest = same && revision?.success ? withRevision(same, revision.data) : parseManifest(text);
-  remember(byText, text, manifest);
-  if (content) remember(byContent, content.key, manifest);
+  const manifest = fromTemplate(text) ?? parsedWithTemplate(text);
+  if (byText.size >= MEMO_ENTRIES) byText.delete(byText.keys().next().value as string);
+  byText.set(text, manifest);
   return manifest;
 }
 
-// The manifest's JSON without its top-level `revision`, or undefined when it is not a JSON object.
-function contentKey(text: string): { key: string; revision: unknown } | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
+// The manifest of a text that matches a template, without a parse; undefined when none does.
+function fromTemplate(text: string): StoryManifest | undefined {
+  for (let at = 0; at < templates.length; at++) {
+    const template = templates[at]!;
+    const { before, after } = template;
+    if (text.length <= before.length + after.length || !text.startsWith(before) || !text.endsWith(after)) continue;
+    const digits = text.slice(before.length, text.length - after.length);
+    if (!REVISION_DIGITS.test(digits)) continue;
+    const revision = StoryManifestSchema.shape.revision.safeParse(Number(digits));
+    if (!revision.success) continue;
+    templates.splice(at, 1);
+    templates.unshift(template);
+    return { ...template.manifest, revision: revision.data };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { revision, ...rest } = value as Record<string, unknown>;
-  return { key: JSON.stringify(rest), revision };
+  return undefined;
 }
 
-// A parse leaves an absent revision out rather than setting it to undefined.
-function withRevision(manifest: StoryManifest, revision: number | undefined): StoryManifest {
-  if (revision !== undefined) return { ...manifest, revision };
-  const { revision: _dropped, ...rest } = manifest;
-  return rest;
-}
-
-function remember(memo: Map<string, StoryManifest>, key: string, manifest: StoryManifest): void {
-  if (memo.has(key)) return;
-  if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value as string);
-  memo.set(key, manifest);
+// The full parse (and its error), remembering the text's template when its top-level revision
+// can be found: the one `"revision": <digits>` member whose digits, changed, change the parsed
+// revision (one more parse, once per manifest content, not per turn).
+function parsedWithTemplate(text: string): StoryManifest {
+  const manifest = parseManifest(text);
+  if (manifest.revision === undefined) return manifest;
+  const digits = String(manifest.revision);
+  for (const match of text.matchAll(REVISION_MEMBER)) {
+    if (match[1] !== digits) continue;
+    const end = match.index + match[0].length;
+    const before = text.slice(0, end - digits.length);
+    const after = text.slice(end);
+    const probe = manifest.revision + 1;
+    let changed: unknown;
+    try {
+      changed = (JSON.parse(`${before}${probe}${after}`) as { revision?: unknown }).revision;
+    } catch {
+      continue;
+    }
+    if (changed !== probe) continue;
+    if (templates.length >= MEMO_ENTRIES) templates.pop();
+    templates.unshift({ before, after, manifest });
+    break;
+  }
+  return manifest;
 }
