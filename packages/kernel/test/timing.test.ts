@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { ManualClock } from '@troupe/kernel/testing';
 import { pollOnGrid, retryWithDelays, runWithin } from '@troupe/kernel/util';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +66,38 @@ describe('runWithin', () => {
     });
     expect(((await rejectionOf(zero)) as Error).message).toBe('too slow');
     expect(started).toBe(false);
+  });
+
+  it('tells the work why its signal aborted, and leaves no listener on the caller signal', async () => {
+    const clock = new ManualClock();
+    const caller = new AbortController();
+    const signals: AbortSignal[] = [];
+    const hang = (signal: AbortSignal) => {
+      signals.push(signal);
+      return new Promise<never>(() => {});
+    };
+    const limited = rejectionOf(runWithin(clock, 100, caller.signal, timeoutError, hang));
+    await clock.advance(100);
+    await limited;
+    expect((signals[0]?.reason as DOMException).name).toBe('TimeoutError');
+    expect(await runWithin(clock, 100, caller.signal, timeoutError, async () => 'ok')).toBe('ok');
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+    const reason = new Error('stop');
+    const cancelled = rejectionOf(runWithin(clock, 100, caller.signal, timeoutError, hang));
+    caller.abort(reason);
+    expect(await cancelled).toBe(reason);
+    expect(signals[1]?.reason).toBe(reason);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a work function that throws before returning a promise rejects with that error', async () => {
+    const clock = new ManualClock();
+    const failure = new Error('bad request');
+    const thrown = runWithin(clock, 100, new AbortController().signal, timeoutError, () => {
+      throw failure;
+    });
+    expect(await rejectionOf(thrown)).toBe(failure);
+    expect(clock.pendingTimers).toBe(0);
   });
 });
 

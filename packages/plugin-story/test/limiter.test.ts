@@ -1,7 +1,8 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { mapBounded } from '../src/pipeline/limiter.js';
 
-describe('mapBounded (Effect inside, Promise outside)', () => {
+describe('mapBounded (bounded same-stage work, Promise + AbortSignal)', () => {
   it('keeps at most maxParallel in flight, keeps order and settles each item alone', async () => {
     let inFlight = 0;
     let peak = 0;
@@ -50,5 +51,17 @@ describe('mapBounded (Effect inside, Promise outside)', () => {
     controller.abort(reason);
     await expect(run).rejects.toBe(reason);
     expect(started).toEqual([1, 2]);
+  });
+
+  it('an empty list settles at once, and a finished run leaves no listener on the run signal', async () => {
+    const controller = new AbortController();
+    expect(await mapBounded([], 4, controller.signal, async () => 1)).toEqual([]);
+    const results = await mapBounded([1, 2, 3], 8, controller.signal, async (n, _index, signal) => {
+      expect(signal.aborted).toBe(false);
+      if (n === 2) throw new Error('two');
+      return n;
+    });
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });

@@ -1,10 +1,13 @@
-// Time-based control flow on the harness clock, done by Effect: deadlines, retries and polling.
-// Every package that waits, retries or polls calls these Promise + AbortSignal functions, so the
-// rules (cancellation wins and rejects with the abort reason, nothing is left scheduled after an
-// abort, virtual time in tests) live in one place. Effect types never leave this file.
+// Time-based control flow on the harness clock: retries and polling done by Effect, deadlines by
+// `runWithin` (./run-within.ts, a plain race: it is on every model call's critical path). Every
+// package that waits, retries or polls calls these Promise + AbortSignal functions, so the rules
+// (cancellation wins and rejects with the abort reason, nothing is left scheduled after an abort,
+// virtual time in tests) live in one place. Effect types never leave this file.
 import { Duration, Clock as EffectClock, Effect, Schedule } from 'effect';
 import { abortReason } from '../abort.js';
 import { type Clock, systemClock } from '../ports/clock.js';
+
+export { runWithin } from './run-within.js';
 
 /**
  * Runs `effect` with Effect's clock backed by `clock`, so its sleeps, timeouts and schedules use
@@ -34,29 +37,6 @@ function run<A, E>(effect: Effect.Effect<A, E>, clock: Clock, signal: AbortSigna
 }
 
 const neverAborted = new AbortController().signal;
-
-/**
- * Runs `work` for at most `ms` on `clock`. The work gets its own signal, which aborts when the time
- * is up (so an HTTP call is cut) or `cancel` aborts. At the limit this rejects with `onTimeout()`
- * right away, even when the work ignores its signal: a call that never answers cannot hold its
- * caller. When `cancel` aborts it rejects with the abort reason instead (a cancellation is never
- * a timeout).
- * @param clock - the harness clock (virtual in tests)
- * @param ms - the time allowed; `0` or less fails at once without starting the work
- * @param cancel - the caller's signal
- * @param onTimeout - the error to reject with at the limit (called at most once)
- * @param work - the job; it should pass its signal to all I/O
- * @returns the work's value
- * @throws `onTimeout()`, the work's own failure, or the abort reason of `cancel`
- */
-export function runWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTimeout: () => unknown, work: (signal: AbortSignal) => PromiseLike<T>): Promise<T> {
-  if (cancel.aborted) return Promise.reject(abortReason(cancel));
-  if (ms <= 0) return Promise.reject(onTimeout());
-  const job = Effect.tryPromise({ try: (signal) => work(signal), catch: (error) => error }).pipe(
-    Effect.timeoutOrElse({ duration: Duration.millis(ms), orElse: () => Effect.suspend(() => Effect.fail(onTimeout())) }),
-  );
-  return run(job, clock, cancel);
-}
 
 /** Options of {@link retryWithDelays}. */
 export interface RetryWithDelaysOptions<T> {

@@ -1,0 +1,94 @@
+// The deadline of one piece of work on the harness clock, as one small race: a timer, a listener
+// on the caller's signal and the work's own controller. It is written by hand rather than as an
+// Effect `timeoutOrElse` on purpose: every stage call, handler and HTTP exchange runs through it,
+// so it sits on the critical path of every model call. After an idle wait (a model answering
+// after 20 ms) Effect's race (a fiber, two forked children, the sleep service, interruption of the
+// loser) cost ≈ 180 µs from the answer to the caller, this race ≈ 70 µs; warm it is ≈ 10 µs
+// against ≈ 2 µs (docs/BENCHMARKS.md, "Session 5 — orchestration"). The rules are the ones the
+// Effect version had and `test/timing.test.ts` proves: cancellation wins and rejects with the
+// abort reason, the limit rejects at once even when the work ignores its signal, nothing stays
+// scheduled or listening once it settles.
+import { abortReason } from '../abort.js';
+import { type Clock, systemClock } from '../ports/clock.js';
+
+/**
+ * Runs `work` for at most `ms` on `clock`. The work gets its own signal, which aborts when the time
+ * is up (so an HTTP call is cut; its reason is a `TimeoutError`) or `cancel` aborts (with its
+ * reason). At the limit this rejects with `onTimeout()` right away, even when the work ignores
+ * its signal: a call that never answers cannot hold its caller. When `cancel` aborts it rejects
+ * with the abort reason instead (a cancellation is never a timeout).
+ * @param clock - the harness clock (virtual in tests)
+ * @param ms - the time allowed; `0` or less fails at once without starting the work
+ * @param cancel - the caller's signal
+ * @param onTimeout - the error to reject with at the limit (called at most once)
+ * @param work - the job; it should pass its signal to all I/O
+ * @returns the work's value
+ * @throws `onTimeout()`, the work's own failure, or the abort reason of `cancel`
+ */
+export function runWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTimeout: () => unknown, work: (signal: AbortSignal) => PromiseLike<T>): Promise<T> {
+  if (cancel.aborted) return Promise.reject(abortReason(cancel));
+  if (ms <= 0) return Promise.reject(onTimeout());
+  return new Promise<T>((resolve, reject) => {
+    const controller = new AbortController();
+    let settled = false;
+    // Ends the race once: the timer is cleared and the caller's signal loses its listener.
+    const finish = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      stopTimer();
+      cancel.removeEventListener('abort', onCancel);
+      return true;
+    };
+    const onCancel = () => {
+      if (!finish()) return;
+      const reason = abortReason(cancel);
+      controller.abort(reason);
+      reject(reason);
+    };
+    const onLimit = () => {
+      if (!finish()) return;
+      let error: unknown;
+      try {
+        error = onTimeout();
+      } catch (thrown) {
+        error = thrown;
+      }
+      controller.abort(new DOMException(`The time limit of ${ms} ms passed`, 'TimeoutError'));
+      reject(error);
+    };
+    const stopTimer = startTimer(clock, ms, onLimit);
+    cancel.addEventListener('abort', onCancel);
+    let pending: PromiseLike<T>;
+    try {
+      pending = work(controller.signal);
+    } catch (error) {
+      if (finish()) reject(cancel.aborted ? abortReason(cancel) : error);
+      return;
+    }
+    Promise.resolve(pending).then(
+      (value) => {
+        if (finish()) resolve(value);
+      },
+      (error: unknown) => {
+        if (finish()) reject(cancel.aborted ? abortReason(cancel) : error);
+      },
+    );
+  });
+}
+
+/**
+ * Calls `fire` after `ms` on `clock`; returns what cancels it. The system clock gets a plain
+ * timer; another clock (a `ManualClock` in tests) its own `sleep`, cancelled by a signal.
+ */
+function startTimer(clock: Clock, ms: number, fire: () => void): () => void {
+  if (clock === systemClock) {
+    const timer = setTimeout(fire, ms);
+    return () => clearTimeout(timer);
+  }
+  const stop = new AbortController();
+  clock.sleep(ms, stop.signal).then(fire, () => {});
+  return () => stop.abort(STOPPED);
+}
+
+// A shared reason: aborting without one would build a DOMException on every settled call.
+const STOPPED = Symbol('runWithin timer stopped');
