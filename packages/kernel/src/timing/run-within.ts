@@ -17,6 +17,10 @@ import { type Clock, systemClock } from '../ports/clock.js';
  * reason). At the limit this rejects with `onTimeout()` right away, even when the work ignores
  * its signal: a call that never answers cannot hold its caller. When `cancel` aborts it rejects
  * with the abort reason instead (a cancellation is never a timeout).
+ *
+ * A job declared without a parameter (`() => chunks.next()`) is handed `cancel` itself and no
+ * signal is made for it: an AbortSignal costs ≈ 5 µs to create on Node 20, and such a job has no
+ * I/O to cut (mind that a rest or defaulted parameter also counts as none).
  * @param clock - the harness clock (virtual in tests)
  * @param ms - the time allowed; `0` or less fails at once without starting the work
  * @param cancel - the caller's signal
@@ -29,7 +33,7 @@ export function runWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTi
   if (cancel.aborted) return Promise.reject(abortReason(cancel));
   if (ms <= 0) return Promise.reject(onTimeout());
   return new Promise<T>((resolve, reject) => {
-    const controller = new AbortController();
+    const controller = work.length > 0 ? new AbortController() : undefined;
     let settled = false;
     // Ends the race once: the timer is cleared and the caller's signal loses its listener.
     const finish = (): boolean => {
@@ -42,7 +46,7 @@ export function runWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTi
     const onCancel = () => {
       if (!finish()) return;
       const reason = abortReason(cancel);
-      controller.abort(reason);
+      controller?.abort(reason);
       reject(reason);
     };
     const onLimit = () => {
@@ -53,14 +57,14 @@ export function runWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTi
       } catch (thrown) {
         error = thrown;
       }
-      controller.abort(new DOMException(`The time limit of ${ms} ms passed`, 'TimeoutError'));
+      controller?.abort(new DOMException(`The time limit of ${ms} ms passed`, 'TimeoutError'));
       reject(error);
     };
     const stopTimer = startTimer(clock, ms, onLimit);
     cancel.addEventListener('abort', onCancel);
     let pending: PromiseLike<T>;
     try {
-      pending = work(controller.signal);
+      pending = work(controller?.signal ?? cancel);
     } catch (error) {
       if (finish()) reject(cancel.aborted ? abortReason(cancel) : error);
       return;
