@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startDioService, type RunningDioService } from '@troupe/dio-service';
-import { type CloseBackgroundOptions, createHarness, type Harness, type Logger, type ModelRegistry, silentLogger, type TurnInput } from '@troupe/kernel';
+import { type CloseBackgroundOptions, createHarness, defineErrorClass, type Harness, type Logger, type ModelRegistry, silentLogger, type TurnInput } from '@troupe/kernel';
 import { describeError } from '@troupe/kernel/util';
 import { offlineModel } from '@troupe/model-offline';
 import { actorAssemblerPlugin } from '@troupe/plugin-actor-assembler';
@@ -40,14 +40,10 @@ export interface DemoOptions {
  * A configuration mistake the player can fix (`code` is stable): thrown by {@link composeDemo}.
  * - `DEMO_CONFIG_INVALID` — e.g. `DIO_URL` without `DIO_TOKEN`.
  */
-export class DemoConfigError extends Error {
-  /** Stable code. */
-  readonly code = 'DEMO_CONFIG_INVALID';
-
+export class DemoConfigError extends defineErrorClass<'DEMO_CONFIG_INVALID'>('DemoConfigError') {
   /** @param message - what to change */
   constructor(message: string) {
-    super(message);
-    this.name = 'DemoConfigError';
+    super('DEMO_CONFIG_INVALID', message);
   }
 }
 

@@ -1,4 +1,4 @@
-import { formatIssues } from '@troupe/kernel';
+import { defineErrorClass, formatIssues } from '@troupe/kernel';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DioUserIdSchema } from '@troupe/plugin-dio';
@@ -38,12 +38,10 @@ const EnvSchema = z.object({
 });
 
 /** A configuration problem, reported at startup with every bad variable named. */
-export class ConfigError extends Error {
-  readonly code = 'DIO_SERVICE_CONFIG_INVALID';
+export class ConfigError extends defineErrorClass<'DIO_SERVICE_CONFIG_INVALID'>('DioServiceConfigError') {
   /** @param message - names each bad variable */
   constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
+    super('DIO_SERVICE_CONFIG_INVALID', message);
   }
 }
 

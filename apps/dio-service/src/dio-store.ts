@@ -1,18 +1,16 @@
 import { createHash } from 'node:crypto';
-import { KernelStorageError, type TreeStore } from '@troupe/kernel';
+import { defineErrorClass, KernelStorageError, type TreeStore } from '@troupe/kernel';
 import type * as z from 'zod';
 import { type BasePrompt, BasePromptSchema, type ConversationState, ConversationStateSchema, type TaskRecord, TaskRecordSchema } from './records.js';
 
 /** Thrown when a stored record does not parse: the data was damaged outside the service. */
-export class CorruptRecordError extends Error {
-  readonly code = 'DIO_STORE_CORRUPT';
+export class CorruptRecordError extends defineErrorClass<'DIO_STORE_CORRUPT'>('CorruptRecordError') {
   /**
    * @param treeId - the damaged tree
    * @param cause - the parse failure
    */
   constructor(treeId: string, cause: unknown) {
-    super(`Stored record ${treeId} is damaged and was not used`, { cause });
-    this.name = 'CorruptRecordError';
+    super('DIO_STORE_CORRUPT', `Stored record ${treeId} is damaged and was not used`, { cause, details: { treeId } });
   }
 }
 

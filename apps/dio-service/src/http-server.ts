@@ -62,7 +62,7 @@ export function createDioServer(service: DioService, options: DioServerOptions):
     const controller = new AbortController();
     response.on('close', () => controller.abort(new DOMException('client went away', 'AbortError')));
     handle(request, response, controller.signal).catch((error: unknown) => {
-      const known = error instanceof ServiceError ? error : undefined;
+      const known = ServiceError.isInstance(error) ? error : undefined;
       if (!known) logger.error('request failed', { method: request.method, path: pathOf(request), error: describeError(error) });
       send(response, known?.status ?? 500, { ok: false, error: { code: known?.code ?? 'INTERNAL', message: known?.message ?? 'Internal error' } });
     });

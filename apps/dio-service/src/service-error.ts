@@ -1,3 +1,5 @@
+import { defineErrorClass } from '@troupe/kernel';
+
 /** Stable codes of {@link ServiceError} (the `error.code` of every non-2xx JSON answer). */
 export type ServiceErrorCode =
   | 'UNAUTHORIZED'
@@ -15,9 +17,12 @@ export type ServiceErrorCode =
   | 'CONVERSATION_EXISTS'
   | 'INTERNAL';
 
-/** An error the HTTP layer turns into `{ok:false, error:{code, message}}` with `status`. */
-export class ServiceError extends Error {
-  readonly code: ServiceErrorCode;
+/**
+ * An error the HTTP layer turns into `{ok:false, error:{code, message}}` with `status`. Built
+ * with the kernel's `defineErrorClass`, so `ServiceError.isInstance` works across copies.
+ */
+export class ServiceError extends defineErrorClass<ServiceErrorCode>('ServiceError') {
+  /** HTTP status of the answer. */
   readonly status: number;
 
   /**
@@ -26,9 +31,7 @@ export class ServiceError extends Error {
    * @param message - what went wrong (never contains another user's data)
    */
   constructor(status: number, code: ServiceErrorCode, message: string) {
-    super(message);
-    this.name = 'ServiceError';
+    super(code, message);
     this.status = status;
-    this.code = code;
   }
 }

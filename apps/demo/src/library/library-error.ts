@@ -1,3 +1,5 @@
+import { defineErrorClass } from '@troupe/kernel';
+
 /**
  * Stable codes of the demo's libraries (characters, presets, personas, chats, settings):
  * - `LIBRARY_NOT_FOUND` — no item with that id;
@@ -8,29 +10,5 @@
  */
 export type LibraryErrorCode = 'LIBRARY_NOT_FOUND' | 'LIBRARY_REVISION_CONFLICT' | 'LIBRARY_READ_ONLY' | 'LIBRARY_INVALID' | 'SETTINGS_INVALID';
 
-const MARKER = Symbol.for('@troupe/demo/LibraryError');
-
-/** An error of the demo's libraries; `code` is stable. */
-export class LibraryError extends Error {
-  /** Stable code. */
-  readonly code: LibraryErrorCode;
-  readonly [MARKER] = true;
-
-  /**
-   * @param code - stable code
-   * @param message - what happened and what to do
-   */
-  constructor(code: LibraryErrorCode, message: string) {
-    super(message);
-    this.name = 'LibraryError';
-    this.code = code;
-  }
-
-  /**
-   * @param value - anything
-   * @returns true for a {@link LibraryError}
-   */
-  static isInstance(value: unknown): value is LibraryError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
-  }
-}
+/** An error of the demo's libraries; `code` is stable. Built with the kernel's `defineErrorClass`. */
+export class LibraryError extends defineErrorClass<LibraryErrorCode>('LibraryError') {}

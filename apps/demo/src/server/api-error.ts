@@ -1,4 +1,4 @@
-import { formatIssues, KernelError, KernelStorageError } from '@troupe/kernel';
+import { defineErrorClass, formatIssues, KernelError, KernelStorageError } from '@troupe/kernel';
 import { ModelError } from '@troupe/model-openai-compatible';
 import { AssemblerError } from '@troupe/plugin-actor-assembler';
 import { LorebookError } from '@troupe/plugin-lorebook';
@@ -26,12 +26,14 @@ export interface ApiErrorBody {
   readonly message: string;
 }
 
-/** An error the API answers with as `{code, message}` and the given HTTP status. */
-export class ApiError extends Error {
+/**
+ * An error the API answers with as `{code, message}` and the given HTTP status; the code is an
+ * {@link ApiErrorCode} or a passed-through story/storage/DIO code. Built with the kernel's
+ * `defineErrorClass`.
+ */
+export class ApiError extends defineErrorClass<ApiErrorCode | (string & {})>('ApiError') {
   /** HTTP status of the answer. */
   readonly status: ContentfulStatusCode;
-  /** Stable code (an {@link ApiErrorCode} or a passed-through story/storage/DIO code). */
-  readonly code: string;
 
   /**
    * @param status - HTTP status
@@ -40,10 +42,8 @@ export class ApiError extends Error {
    * @param options - the cause
    */
   constructor(status: ContentfulStatusCode, code: ApiErrorCode | (string & {}), message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'ApiError';
+    super(code, message, options.cause === undefined ? {} : { cause: options.cause });
     this.status = status;
-    this.code = code;
   }
 }
 
@@ -100,7 +100,7 @@ const KERNEL_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
  * @returns the HTTP status and body, and whether it was unexpected
  */
 export function toApiError(error: unknown): { status: ContentfulStatusCode; body: ApiErrorBody; unexpected: boolean } {
-  if (error instanceof ApiError) return known(error.status, error.code, error.message);
+  if (ApiError.isInstance(error)) return known(error.status, error.code, error.message);
   if (error instanceof z.ZodError) return known(400, 'INVALID_REQUEST', formatIssues(error, { root: 'body' }));
   if (StoryError.isInstance(error)) {
     const status = STORY_STATUS[error.code];

@@ -86,7 +86,7 @@ export class DioProxy {
       );
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      if (error instanceof ApiError) throw error;
+      if (ApiError.isInstance(error)) throw error;
       throw unavailable(error);
     }
   }

@@ -1,3 +1,4 @@
+import { defineErrorClass } from '@troupe/kernel';
 import type { ImportedCharacter } from '@troupe/plugin-actor-assembler';
 import { STORY_ITEM_ID_PATTERN } from '@troupe/plugin-story';
 import { deriveId } from '../../library/library-ids.js';
@@ -7,14 +8,10 @@ import { substituteNames } from '../../library/name-macros.js';
  * A card that cannot become a workspace character as given (`code` is stable).
  * - `DEMO_INVALID_CARD_ID` — the `--character-id` given is not a valid id.
  */
-export class CardImportError extends Error {
-  /** Stable code. */
-  readonly code = 'DEMO_INVALID_CARD_ID';
-
+export class CardImportError extends defineErrorClass<'DEMO_INVALID_CARD_ID'>('CardImportError') {
   /** @param message - what to do instead */
   constructor(message: string) {
-    super(message);
-    this.name = 'CardImportError';
+    super('DEMO_INVALID_CARD_ID', message);
   }
 }
 
