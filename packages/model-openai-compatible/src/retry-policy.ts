@@ -1,4 +1,4 @@
-import { retryWithDelays } from '@troupe/kernel/util';
+import { retryAfterMs as headerRetryAfterMs, retryWithDelays } from '@troupe/kernel/util';
 import { APIConnectionError, APIError } from 'openai';
 import { ModelError } from './model-error.js';
 
@@ -66,21 +66,14 @@ export function isRetryable(error: unknown): boolean {
 }
 
 /**
- * The wait a server asked for: `retry-after-ms`, else `Retry-After` in seconds or as an HTTP date.
+ * The wait a server asked for: `retry-after-ms`, else `Retry-After` in seconds or as an HTTP date
+ * (read by the kernel's `retryAfterMs`).
  * @param error - what one attempt threw
  * @param now - the current time, for an HTTP-date `Retry-After`
  * @returns milliseconds, or `undefined` when the server did not say
  */
 export function retryAfterMs(error: unknown, now: number = Date.now()): number | undefined {
-  if (!(error instanceof APIError)) return undefined;
-  const headers = error.headers;
-  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers?.get('retry-after')?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Number.parseFloat(value) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return error instanceof APIError ? headerRetryAfterMs(error.headers, now) : undefined;
 }
 
 function formatWait(ms: number): string {

@@ -1,4 +1,4 @@
-import { abortReason, readCappedText, runWithin } from '@troupe/kernel/util';
+import { abortReason, readCappedText, retryAfterMs, runWithin } from '@troupe/kernel/util';
 import type { Clock } from '@troupe/kernel';
 import { DioError } from './errors.js';
 
@@ -77,7 +77,13 @@ async function exchange(request: JsonRequest, requestSignal: AbortSignal): Promi
   if (requestSignal.aborted) throw abortReason(requestSignal);
   const excerpt = snippet(text ?? '', redact);
   if (status === 429 || status >= 500) {
-    throw new DioError('DIO_HTTP_TRANSIENT', `${operation}: the DIO service answered ${status}${excerpt}`, { status, operation });
+    // The wait the service asked for; the retry loop honours it only within its budget.
+    const asked = retryAfterMs(response.headers, request.clock.now());
+    throw new DioError('DIO_HTTP_TRANSIENT', `${operation}: the DIO service answered ${status}${asked === undefined ? '' : ` (Retry-After ${Math.round(asked)} ms)`}${excerpt}`, {
+      status,
+      operation,
+      ...(asked === undefined ? {} : { details: { retryAfterMs: asked } }),
+    });
   }
   if (request.passStatuses?.includes(status)) return { status, json: undefined };
   if (status < 200 || status >= 300) {

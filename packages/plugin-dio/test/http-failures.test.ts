@@ -100,6 +100,30 @@ describe('HTTP failure classification (loopback server, virtual time)', () => {
     expect(setup.server.requests).toHaveLength(2);
   });
 
+  it('a 503 with Retry-After is retried after the wait the service asked for (within the budget), not the backoff', async () => {
+    const seenAt: number[] = [];
+    const setup = await virtualSetup(() => {
+      seenAt.push(setup.clock.now());
+      return seenAt.length === 1 ? { status: 503, json: {}, headers: { 'retry-after': '0.5' } } : { status: 404, json: {} };
+    }, 150);
+    expect(await setup.run(setup.client.activePrompt(QUERY, { timeoutMs: 2_000 }))).toEqual({ value: undefined });
+    expect(seenAt).toHaveLength(2);
+    expect(seenAt[1]! - seenAt[0]!).toBeGreaterThanOrEqual(500); // virtual time: the backoff alone would retry at 200
+    expect(setup.clock.pendingTimers).toBe(0);
+  });
+
+  it('a Retry-After longer than the budget left is not waited for: the call fails at once, naming the wait', async () => {
+    const setup = await virtualSetup(() => ({ status: 429, json: {}, headers: { 'retry-after': '600' } }), 150, { retryBudgetMs: 5_000 });
+    const startedAt = setup.clock.now();
+    const outcome = await setup.run(setup.client.schedule(SCHEDULE));
+    const error = (outcome as { error: unknown }).error as DioError;
+    expect(error.code).toBe('DIO_HTTP_TRANSIENT');
+    expect(error.details).toMatchObject({ retryAfterMs: 600_000 });
+    expect(setup.server.requests).toHaveLength(1);
+    expect(setup.clock.now() - startedAt).toBeLessThan(5_000); // virtual time: it gave up without sleeping out the budget
+    expect(setup.clock.pendingTimers).toBe(0);
+  });
+
   it('sends the query as URL parameters, escaped', async () => {
     const setup = await virtualSetup(() => ({ status: 404, json: {} }), 500);
     await setup.run(setup.client.activePrompt({ userId: 'user@example', rpConversationId: 'conv:1', targetPromptId: 'lia' }));

@@ -8,6 +8,8 @@ export { pollOnGrid, retryWithDelays, runWithin } from '../timing/on-clock.js';
 // Work that outlives its caller (an app's background jobs), as Effect fibers in one scope that close() interrupts.
 export { FiberScope } from '../background/fiber-scope.js';
 export type { ScopedJob } from '../background/fiber-scope.js';
+export { retryAfterMs } from './retry-after.js';
+export type { HeaderLookup } from './retry-after.js';
 export type { PollOnGridOptions, PollOutcome, PollResult, RetryWithDelaysOptions } from '../timing/on-clock.js';
 export { readCappedBytes, readCappedText } from '../io/read-capped.js';
 export { describeError, toError } from '../errors.js';

@@ -12,7 +12,7 @@ export interface SeenRequest {
 
 /** What the handler decides for one request. */
 export type Reply =
-  | { readonly status: number; readonly json?: unknown; readonly raw?: string }
+  | { readonly status: number; readonly json?: unknown; readonly raw?: string; readonly headers?: Readonly<Record<string, string>> }
   | { readonly reset: true }
   | { readonly hang: true };
 
@@ -58,7 +58,7 @@ export async function startLoopbackServer(handler: LoopbackServer['handler']): P
       return;
     }
     const text = reply.raw ?? JSON.stringify(reply.json ?? {});
-    response.writeHead(reply.status, { 'content-type': 'application/json' });
+    response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
     response.end(text);
   });
   server.listen(0, '127.0.0.1');
