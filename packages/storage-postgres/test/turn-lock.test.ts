@@ -44,6 +44,48 @@ async function holdLock(log: { lockSessionTurn: PgSessionLog['lockSessionTurn'] 
 // Holding, handing over, other sessions and cancelled waits are the kernel's contract
 // (contract.test.ts); these are what only a database lock has to show.
 describePg('per-session turn lock (advisory lock)', () => {
+  it('a cancel while waiting for a lock connection rejects with the reason, and the connection that comes later goes back to the pool', async () => {
+    // poolSize 1: the lock pool has 2 connections, both taken by two held sessions.
+    const storage = await freshStorage({ poolSize: 1 });
+    try {
+      const holders = await Promise.all(
+        ['a', 'b'].map(async (sessionId) => {
+          const held = gate();
+          const entered = gate();
+          const done = storage.sessions.lockSessionTurn(sessionId, async () => {
+            entered.open();
+            await held.opened;
+          });
+          await entered.opened;
+          return { release: held.open, done };
+        }),
+      );
+      const controller = new AbortController();
+      const reason = new DOMException('player left', 'AbortError');
+      const waiting = storage.sessions.lockSessionTurn('c', async () => 'never', { signal: controller.signal });
+      await pause(50);
+      controller.abort(reason);
+      await expect(waiting).rejects.toBe(reason);
+      for (const holder of holders) holder.release();
+      await Promise.all(holders.map((holder) => holder.done));
+      // Both connections are back: two locks held at once again (a leaked one would hang here).
+      const again = await Promise.all(['d', 'e'].map(async (sessionId) => {
+        const entered = gate();
+        const held = gate();
+        const done = storage.sessions.lockSessionTurn(sessionId, async () => {
+          entered.open();
+          await held.opened;
+        });
+        await entered.opened;
+        return { release: held.open, done };
+      }));
+      for (const holder of again) holder.release();
+      await Promise.all(again.map((holder) => holder.done));
+    } finally {
+      await storage.cleanup();
+    }
+  });
+
   it('a bounded wait fails with STORAGE_IO naming the holder', async () => {
     const { first, second, cleanup } = await twoServers({ turnLockTimeoutMs: 300 });
     try {

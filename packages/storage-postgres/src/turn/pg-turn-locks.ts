@@ -1,5 +1,6 @@
 import { type HeldSessionTurn, KernelStorageError, type LockSessionTurnOptions, type SessionTurnLock } from '@troupe/kernel';
 import { validateSessionId } from '@troupe/kernel/storage';
+import { abortReason, raceAbort } from '@troupe/kernel/util';
 import pg from 'pg';
 import { Database } from '../db/database.js';
 import type { ResolvedOptions } from '../db/options.js';
@@ -102,26 +103,16 @@ export class PgTurnLocks implements SessionTurnLock {
       this.#pool.on('error', () => {});
     }
     const connecting = this.#pool.connect();
-    if (!signal) return connecting.catch((error: unknown) => Promise.reject(toStorageError(error, `taking the turn lock of session "${sessionId}"`)));
-    return new Promise<pg.PoolClient>((resolve, reject) => {
-      const onAbort = () => {
-        reject(signal.reason);
+    try {
+      return signal ? await raceAbort(connecting, signal) : await connecting;
+    } catch (error) {
+      if (signal?.aborted) {
         // The connection still arrives later: hand it straight back.
         connecting.then((client) => client.release(), () => {});
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      connecting.then(
-        (client) => {
-          signal.removeEventListener('abort', onAbort);
-          if (signal.aborted) client.release();
-          else resolve(client);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(toStorageError(error, `taking the turn lock of session "${sessionId}"`));
-        },
-      );
-    });
+        throw abortReason(signal);
+      }
+      throw toStorageError(error, `taking the turn lock of session "${sessionId}"`);
+    }
   }
 
   /** Blocks on the advisory lock server-side, bounded by lock_timeout; an abort drops the connection (ending the wait). */
