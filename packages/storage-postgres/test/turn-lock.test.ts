@@ -29,11 +29,11 @@ async function twoServers(options: { turnLockTimeoutMs?: number } = {}) {
   };
 }
 
-/** Takes `s1`'s lock on `log` and holds it until `release` is called; resolves once held. */
-async function holdLock(log: { lockSessionTurn: PgSessionLog['lockSessionTurn'] }): Promise<{ release: () => void; done: Promise<void> }> {
+/** Takes `sessionId`'s lock on `log` and holds it until `release` is called; resolves once held. */
+async function holdLock(log: { lockSessionTurn: PgSessionLog['lockSessionTurn'] }, sessionId = 's1'): Promise<{ release: () => void; done: Promise<void> }> {
   const held = gate();
   const entered = gate();
-  const done = log.lockSessionTurn('s1', async () => {
+  const done = log.lockSessionTurn(sessionId, async () => {
     entered.open();
     await held.opened;
   });
@@ -48,18 +48,7 @@ describePg('per-session turn lock (advisory lock)', () => {
     // poolSize 1: the lock pool has 2 connections, both taken by two held sessions.
     const storage = await freshStorage({ poolSize: 1 });
     try {
-      const holders = await Promise.all(
-        ['a', 'b'].map(async (sessionId) => {
-          const held = gate();
-          const entered = gate();
-          const done = storage.sessions.lockSessionTurn(sessionId, async () => {
-            entered.open();
-            await held.opened;
-          });
-          await entered.opened;
-          return { release: held.open, done };
-        }),
-      );
+      const holders = await Promise.all(['a', 'b'].map((sessionId) => holdLock(storage.sessions, sessionId)));
       const controller = new AbortController();
       const reason = new DOMException('player left', 'AbortError');
       const waiting = storage.sessions.lockSessionTurn('c', async () => 'never', { signal: controller.signal });
@@ -69,16 +58,7 @@ describePg('per-session turn lock (advisory lock)', () => {
       for (const holder of holders) holder.release();
       await Promise.all(holders.map((holder) => holder.done));
       // Both connections are back: two locks held at once again (a leaked one would hang here).
-      const again = await Promise.all(['d', 'e'].map(async (sessionId) => {
-        const entered = gate();
-        const held = gate();
-        const done = storage.sessions.lockSessionTurn(sessionId, async () => {
-          entered.open();
-          await held.opened;
-        });
-        await entered.opened;
-        return { release: held.open, done };
-      }));
+      const again = await Promise.all(['d', 'e'].map((sessionId) => holdLock(storage.sessions, sessionId)));
       for (const holder of again) holder.release();
       await Promise.all(again.map((holder) => holder.done));
     } finally {
