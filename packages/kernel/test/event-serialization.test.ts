@@ -1,6 +1,7 @@
 import { KernelStorageError, type NewSessionEvent } from '@troupe/kernel';
 import { copyNewEvents, serializeNewEvents, storedEventJson, validateNewEvents } from '@troupe/kernel/storage';
 import { MemorySessionLog } from '@troupe/kernel/testing';
+import { jsonRoundTrip } from '../src/ports/json-copy.js';
 import { describe, expect, it } from 'vitest';
 
 const at = '2026-12-01T00:00:00.000Z';
@@ -48,6 +49,10 @@ describe('serialising an event once (validateNewEvents, serializeNewEvents, copy
       // Member order is JSON's too (a text store writes the same bytes from the copy).
       expect(JSON.stringify(copy?.data)).toBe(JSON.stringify(data));
       expect(serializeNewEvents([event(data)])).toEqual([JSON.stringify(data)]);
+      // From the value and its text (what the in-memory log hands back from append).
+      const fromText = jsonRoundTrip(data, JSON.stringify(data));
+      expect(fromText).toStrictEqual(roundTrip);
+      expect(JSON.stringify(fromText)).toBe(JSON.stringify(data));
     });
   }
 

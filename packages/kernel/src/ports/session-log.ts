@@ -217,11 +217,11 @@ export function copyNewEvents(events: unknown): NewSessionEvent[] {
  * `data`), with the data's text from {@link serializeNewEvents} spliced in rather than serialised
  * again. Equal to `JSON.stringify` of that ordered object. A store that keeps the address apart
  * (a database row) leaves `id` and `sessionId` out.
- * @param event - the validated event, with its id and session id when the text carries them (its `data` is not read)
+ * @param event - the validated event, with its id and session id when the text carries them (its `data`, if any, is not read)
  * @param dataJson - the event's data as JSON text
  * @returns one JSON object, without a line break
  */
-export function storedEventJson(event: NewSessionEvent & { readonly id?: string; readonly sessionId?: string }, dataJson: string): string {
+export function storedEventJson(event: Omit<NewSessionEvent, 'data'> & { readonly data?: unknown; readonly id?: string; readonly sessionId?: string }, dataJson: string): string {
   const fields: Record<string, unknown> = {};
   if (event.id !== undefined) fields.id = event.id;
   if (event.sessionId !== undefined) fields.sessionId = event.sessionId;

@@ -1,4 +1,4 @@
-import { copyJsonValue } from '../ports/json-copy.js';
+import { jsonRoundTrip } from '../ports/json-copy.js';
 import { parseExport } from '../ports/session-export.js';
 import { KernelStorageError } from '../ports/storage-errors.js';
 import {
@@ -9,7 +9,8 @@ import {
   type SessionEvent,
   type SessionLog,
   type TypedEvents,
-  copyNewEvents,
+  serializeNewEvents,
+  storedEventJson,
   validateEventKey,
   validateReadTypedOptions,
   validateSessionId,
@@ -17,19 +18,31 @@ import {
 import type { HeldSessionTurn, LockSessionTurnOptions, SessionTurnLock } from '../ports/session-turn-lock.js';
 import { MemoryTurnLocks } from './memory-turn-locks.js';
 
+/**
+ * A stored event: its fields, and its data as the JSON text validation wrote (never an object a
+ * caller could reach). The text is one flat string of its own, so a long session keeps no view
+ * into a larger string (a prompt cut from a whole `history.md`) and no object graph per event.
+ */
+interface StoredEvent extends Omit<SessionEvent, 'data'> {
+  readonly dataJson: string;
+}
+
 interface MemorySession {
-  readonly events: SessionEvent[];
+  readonly events: StoredEvent[];
   readonly index: Map<string, number>;
-  readonly keys: Map<string, SessionEvent>;
+  readonly keys: Map<string, StoredEvent>;
   nextSeq: number;
 }
 
 /**
  * An in-memory {@link SessionLog} with the same semantics as the on-disk one (it passes the same
- * contract suites). Events are stored as JSON-normal deep copies (what a JSON round trip gives,
- * made without writing text; see `copyNewEvents`) and handed out as fresh copies, so callers
- * can't mutate what is stored — just as with a real log. Also a {@link SessionTurnLock}: harnesses
- * sharing one log run the turns of a session one at a time, as processes sharing a disk do.
+ * contract suites). Like a text store, it keeps each event's data as the JSON text validation
+ * wrote (serialised once, see `serializeNewEvents`) and hands out what parsing it gives, so
+ * callers can't mutate what is stored — just as with a real log. `append` returns the JSON round
+ * trip of each event's data built from the caller's own value (see `jsonRoundTrip`: new objects
+ * and arrays, the caller's strings), not a parse of the text. Also a {@link SessionTurnLock}:
+ * harnesses sharing one log run the turns of a session one at a time, as processes sharing a
+ * disk do.
  */
 export class MemorySessionLog implements SessionLog, SessionTurnLock {
   readonly #sessions = new Map<string, MemorySession>();
@@ -41,11 +54,13 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
 
   async append(sessionId: string, events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {
     validateSessionId(sessionId);
-    const copies = copyNewEvents(events);
+    const dataJson = serializeNewEvents(events);
     const session = this.#session(sessionId, true);
-    const stored = copies.map((event) => storedEvent(`e${session.nextSeq++}`, sessionId, event, event.data));
-    for (const event of stored) this.#push(session, event);
-    return stored.map(clone);
+    return events.map((event, at) => {
+      const id = `e${session.nextSeq++}`;
+      this.#push(session, storedEvent(id, sessionId, event, dataJson[at]!));
+      return handedOut(id, sessionId, event, jsonRoundTrip(event.data, dataJson[at]!));
+    });
   }
 
   async read(sessionId: string, options: ReadEventsOptions = {}): Promise<readonly SessionEvent[]> {
@@ -61,7 +76,7 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
       if (position === undefined) throw notFound(sessionId, options.afterId);
       start = position + 1;
     }
-    return session.events.slice(start).map(clone);
+    return session.events.slice(start).map(parsed);
   }
 
   async readTyped(sessionId: string, options: ReadTypedOptions): Promise<TypedEvents> {
@@ -78,7 +93,7 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
     const to = position(options.beforeId) ?? session?.events.length ?? 0;
     const types = new Set(options.types);
     const limit = options.limit ?? Number.POSITIVE_INFINITY;
-    const picked: SessionEvent[] = [];
+    const picked: StoredEvent[] = [];
     let earlier = 0;
     // Newest first, so a limited read stops counting payloads once it has enough.
     for (let at = to - 1; at >= from; at--) {
@@ -87,14 +102,14 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
       if (picked.length < limit) picked.push(event);
       else earlier += 1;
     }
-    return { events: picked.reverse().map(clone), earlier };
+    return { events: picked.reverse().map(parsed), earlier };
   }
 
   async findLatest(sessionId: string, key: EventKey): Promise<SessionEvent | undefined> {
     validateSessionId(sessionId);
     validateEventKey(key);
     const found = this.#sessions.get(sessionId)?.keys.get(indexKey(key.type, key.key));
-    return found ? clone(found) : undefined;
+    return found ? parsed(found) : undefined;
   }
 
   async branch(sessionId: string, atEventId: string, newSessionId: string): Promise<void> {
@@ -105,14 +120,14 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
     const position = parent?.index.get(atEventId);
     if (!parent || position === undefined) throw notFound(sessionId, atEventId);
     const child = this.#session(newSessionId, true);
-    for (const event of parent.events.slice(0, position + 1)) this.#push(child, { ...clone(event), sessionId: newSessionId });
+    for (const event of parent.events.slice(0, position + 1)) this.#push(child, { ...event, sessionId: newSessionId });
     child.nextSeq = parent.nextSeq;
   }
 
   async export(sessionId: string): Promise<string> {
     validateSessionId(sessionId);
     const session = this.#sessions.get(sessionId);
-    return (session?.events ?? []).map((event) => `${JSON.stringify(event)}\n`).join('');
+    return (session?.events ?? []).map((event) => `${storedEventJson(event, event.dataJson)}\n`).join('');
   }
 
   async import(sessionId: string, jsonl: string): Promise<void> {
@@ -120,7 +135,7 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
     const events = parseExport(jsonl);
     if (this.#sessions.has(sessionId)) throw exists(sessionId);
     const session = this.#session(sessionId, true);
-    for (const event of events) this.#push(session, { ...event, sessionId });
+    for (const event of events) this.#push(session, storedEvent(event.id, sessionId, event, JSON.stringify(event.data)));
     session.nextSeq = Math.max(1, ...events.map((event) => sequenceOf(event.id) + 1));
   }
 
@@ -137,7 +152,7 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
     return session as MemorySession;
   }
 
-  #push(session: MemorySession, event: SessionEvent): void {
+  #push(session: MemorySession, event: StoredEvent): void {
     session.index.set(event.id, session.events.length);
     session.events.push(event);
     if (event.key !== undefined) session.keys.set(indexKey(event.type, event.key), event);
@@ -154,14 +169,19 @@ function indexKey(type: string, key: string): string {
 
 // An event in the stored field order (id and session first, as storage-fs writes its lines),
 // spelled out: one object shape per case, built in one step (no spread, no key walk).
-function storedEvent(id: string, sessionId: string, event: NewSessionEvent, data: unknown): SessionEvent {
+function storedEvent(id: string, sessionId: string, event: Omit<SessionEvent, 'id' | 'sessionId' | 'data'>, dataJson: string): StoredEvent {
+  const { turnId, step, type, ignorable, at, key } = event;
+  return key === undefined ? { id, sessionId, turnId, step, type, ignorable, at, dataJson } : { id, sessionId, turnId, step, type, ignorable, at, key, dataJson };
+}
+
+function handedOut(id: string, sessionId: string, event: Omit<SessionEvent, 'id' | 'sessionId' | 'data'>, data: unknown): SessionEvent {
   const { turnId, step, type, ignorable, at, key } = event;
   return key === undefined ? { id, sessionId, turnId, step, type, ignorable, at, data } : { id, sessionId, turnId, step, type, ignorable, at, key, data };
 }
 
-// Stored events are JSON-normal with unshared strings: a structural copy is a full copy.
-function clone(event: SessionEvent): SessionEvent {
-  return storedEvent(event.id, event.sessionId, event, copyJsonValue(event.data));
+// What a read hands out: a fresh parse of the stored text.
+function parsed(event: StoredEvent): SessionEvent {
+  return handedOut(event.id, event.sessionId, event, JSON.parse(event.dataJson));
 }
 
 function notFound(sessionId: string, eventId: string): KernelStorageError {
