@@ -22,7 +22,7 @@ const NEEDS_JSON = Symbol('needs-json');
  */
 export function jsonCopy(value: unknown): unknown {
   try {
-    return walk(value, 0, true);
+    return walk(value, 0);
   } catch (error) {
     if (error !== NEEDS_JSON) throw error;
     const text = JSON.stringify(value);
@@ -30,48 +30,10 @@ export function jsonCopy(value: unknown): unknown {
   }
 }
 
-/**
- * The value a JSON round trip of `value` returns, given the JSON text of `value` (what
- * `JSON.stringify(value)` wrote; a store that serialised the value has it): new objects and
- * arrays as {@link jsonCopy} makes them, but the same strings as `value` (strings are immutable;
- * the copy lives as long as its caller keeps it), and a parse of `json` where the value needs
- * JSON's own rules. Cheaper than parsing `json`: no string is copied or scanned.
- * @param value - a value `JSON.stringify` accepted
- * @param json - `JSON.stringify(value)`
- * @returns a fresh deep copy equal to `JSON.parse(json)`
- */
-export function jsonRoundTrip(value: unknown, json: string): unknown {
-  try {
-    return walk(value, 0, false);
-  } catch (error) {
-    if (error !== NEEDS_JSON) throw error;
-    return JSON.parse(json);
-  }
-}
-
-/**
- * A copy of a value that {@link jsonCopy} returned (plain objects, arrays and primitives only):
- * new objects and arrays, the same (immutable, already unshared) strings.
- * @param value - a JSON-normal value
- * @returns a copy the caller may mutate without touching `value`
- */
-export function copyJsonValue<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) {
-    const copy = new Array<unknown>(value.length);
-    for (let index = 0; index < value.length; index++) copy[index] = copyJsonValue(value[index]);
-    return copy as T;
-  }
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) setMember(copy, key, copyJsonValue((value as Record<string, unknown>)[key]));
-  return copy as T;
-}
-
-// `ownStrings`: copy long strings (never share a view into a larger string) or hand them on.
-function walk(value: unknown, depth: number, ownStrings: boolean): unknown {
+function walk(value: unknown, depth: number): unknown {
   switch (typeof value) {
     case 'string':
-      return !ownStrings || value.length < SLICED_STRING_MIN ? value : ownString(value);
+      return value.length < SLICED_STRING_MIN ? value : ownString(value);
     case 'boolean':
       return value;
     case 'number':
@@ -89,7 +51,7 @@ function walk(value: unknown, depth: number, ownStrings: boolean): unknown {
   if (Array.isArray(value)) {
     const copy = new Array<unknown>(value.length);
     for (let index = 0; index < value.length; index++) {
-      const item = walk(value[index], depth + 1, ownStrings);
+      const item = walk(value[index], depth + 1);
       copy[index] = item === undefined ? null : item;
     }
     return copy;
@@ -99,7 +61,7 @@ function walk(value: unknown, depth: number, ownStrings: boolean): unknown {
   if (proto !== Object.prototype && proto !== null) throw NEEDS_JSON;
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const member = walk((value as Record<string, unknown>)[key], depth + 1, ownStrings);
+    const member = walk((value as Record<string, unknown>)[key], depth + 1);
     if (member !== undefined) setMember(copy, key, member);
   }
   return copy;

@@ -1,4 +1,3 @@
-import { jsonRoundTrip } from '../ports/json-copy.js';
 import { parseExport } from '../ports/session-export.js';
 import { KernelStorageError } from '../ports/storage-errors.js';
 import {
@@ -38,9 +37,9 @@ interface MemorySession {
  * An in-memory {@link SessionLog} with the same semantics as the on-disk one (it passes the same
  * contract suites). Like a text store, it keeps each event's data as the JSON text validation
  * wrote (serialised once, see `serializeNewEvents`) and hands out what parsing it gives, so
- * callers can't mutate what is stored — just as with a real log. `append` returns the JSON round
- * trip of each event's data built from the caller's own value (see `jsonRoundTrip`: new objects
- * and arrays, the caller's strings), not a parse of the text. Also a {@link SessionTurnLock}:
+ * callers can't mutate what is stored — just as with a real log. The events `append` returns
+ * parse their data on first read of `data` (most callers only want the ids: the turn's own
+ * events are rarely read back), so appending costs the serialisation alone. Also a {@link SessionTurnLock}:
  * harnesses sharing one log run the turns of a session one at a time, as processes sharing a
  * disk do.
  */
@@ -58,8 +57,9 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
     const session = this.#session(sessionId, true);
     return events.map((event, at) => {
       const id = `e${session.nextSeq++}`;
-      this.#push(session, storedEvent(id, sessionId, event, dataJson[at]!));
-      return handedOut(id, sessionId, event, jsonRoundTrip(event.data, dataJson[at]!));
+      const stored = storedEvent(id, sessionId, event, dataJson[at]!);
+      this.#push(session, stored);
+      return parsedOnRead(stored);
     });
   }
 
@@ -177,6 +177,58 @@ function storedEvent(id: string, sessionId: string, event: Omit<SessionEvent, 'i
 function handedOut(id: string, sessionId: string, event: Omit<SessionEvent, 'id' | 'sessionId' | 'data'>, data: unknown): SessionEvent {
   const { turnId, step, type, ignorable, at, key } = event;
   return key === undefined ? { id, sessionId, turnId, step, type, ignorable, at, data } : { id, sessionId, turnId, step, type, ignorable, at, key, data };
+}
+
+// An appended event as `append` returns it: `data` is an own, enumerable accessor that parses
+// the stored text on first read and keeps that value (assignable, like any handed-out event).
+// The same value a read would hand out, made only when someone looks at it.
+function parsedOnRead(event: StoredEvent): SessionEvent {
+  const { id, sessionId, turnId, step, type, ignorable, at, key, dataJson } = event;
+  let data: unknown;
+  let parsed = false;
+  const read = (): unknown => {
+    if (!parsed) {
+      data = JSON.parse(dataJson);
+      parsed = true;
+    }
+    return data;
+  };
+  const write = (value: unknown): void => {
+    data = value;
+    parsed = true;
+  };
+  return key === undefined
+    ? {
+        id,
+        sessionId,
+        turnId,
+        step,
+        type,
+        ignorable,
+        at,
+        get data() {
+          return read();
+        },
+        set data(value) {
+          write(value);
+        },
+      }
+    : {
+        id,
+        sessionId,
+        turnId,
+        step,
+        type,
+        ignorable,
+        at,
+        key,
+        get data() {
+          return read();
+        },
+        set data(value) {
+          write(value);
+        },
+      };
 }
 
 // What a read hands out: a fresh parse of the stored text.
