@@ -4,7 +4,8 @@
 // measures that build and this one alternately (the folder must sit inside packages/kernel so its
 // imports resolve, e.g. `.tmp/baseline/dist` copied from a build of the base commit). Several
 // baselines: separate the folders with commas; each is labelled by its folder name. BENCH_KINDS=sync
-// (or async) runs one kind of handler only; BENCH_ROUNDS sets the alternating rounds.
+// (or async) runs one kind of handler only; BENCH_PLUGINS=3,30 only those plugin counts;
+// BENCH_ROUNDS sets the alternating rounds.
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -71,12 +72,13 @@ async function measure({ kernel, testing }, pluginCount, turns, kind) {
 }
 
 console.log(`@troupe/kernel — overhead per turn (Node ${process.version}, ${process.platform}/${process.arch})`);
+const pluginCounts = (process.env.BENCH_PLUGINS ?? '0,3,30').split(',').map(Number);
 const rounds = Number(process.env.BENCH_ROUNDS ?? (kernels.length > 1 ? 3 : 1));
 for (const kind of (process.env.BENCH_KINDS ?? 'sync,async').split(',')) {
   for (const build of kernels) build.results = {};
   // Builds alternate per plugin count and round, so a load change hits both alike; best median kept.
   for (let round = 0; round < rounds; round++) {
-    for (const plugins of [0, 3, 30]) {
+    for (const plugins of pluginCounts) {
       for (const build of kernels) {
         const result = await measure(build, plugins, 20_000, kind);
         const kept = build.results[plugins];
@@ -86,12 +88,13 @@ for (const kind of (process.env.BENCH_KINDS ?? 'sync,async').split(',')) {
   }
   for (const build of kernels) {
     const prefix = kernels.length > 1 ? `${build.label.padEnd(Math.max(10, ...kernels.map((entry) => entry.label.length)))} ` : '';
-    for (const plugins of [0, 3, 30]) {
+    for (const plugins of pluginCounts) {
       const result = build.results[plugins];
       console.log(
         `  ${prefix}${kind.padEnd(5)} ${String(plugins).padStart(2)} no-op plugins: median ${result.median.toFixed(1)} µs/turn (best batch ${result.best.toFixed(1)} µs; CPU ${result.cpu.toFixed(1)} µs/turn)`,
       );
     }
+    if (!build.results[3] || !build.results[30]) continue;
     const perPlugin = (build.results[30].median - build.results[3].median) / 27;
     console.log(`  ${prefix}${kind.padEnd(5)} marginal cost: ${perPlugin.toFixed(2)} µs per extra plugin (4 handlers each)`);
   }

@@ -15,8 +15,11 @@ export interface ScopedJob<T> {
   interrupt(reason: unknown): void;
 }
 
+/** What a job's work listens to: an AbortController, or anything shaped like one. */
+export type JobController = Pick<AbortController, 'signal' | 'abort'>;
+
 interface RunningJob {
-  readonly controller: AbortController;
+  readonly controller: JobController;
   readonly done: Promise<void>;
 }
 
@@ -50,7 +53,7 @@ export class FiberScope {
    * @param work - the job
    * @returns the job
    */
-  fork<T>(controller: AbortController, work: () => PromiseLike<T>): ScopedJob<T> {
+  fork<T>(controller: JobController, work: () => PromiseLike<T>): ScopedJob<T> {
     if (this.#closed) {
       controller.abort(this.#closed.reason);
       const result = Promise.reject(abortReason(controller.signal));
@@ -95,7 +98,7 @@ export class FiberScope {
    * @returns the work's value
    * @throws the work's failure; the close reason once interrupted (or when already closed)
    */
-  async run<T>(controller: AbortController, work: () => PromiseLike<T>, probeJobs?: number): Promise<T> {
+  async run<T>(controller: JobController, work: () => PromiseLike<T>, probeJobs?: number): Promise<T> {
     if (this.#closed) return this.fork(controller, work).result;
     const pending = work();
     const soon = await settledSoon(pending, probeJobs);

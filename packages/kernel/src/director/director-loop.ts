@@ -38,7 +38,8 @@ function namesATool(response: ChatResponse, run: DirectorRun): boolean {
 /** Tool rounds; returns why to switch to JSON decisions when the first round shows tools do not work. */
 async function runToolRounds(run: DirectorRun): Promise<ToolSupport | undefined> {
   const { state, model, tools, maxRounds } = run;
-  const { signal, sessionId, turnId } = state.init;
+  const { sessionId, turnId } = state.init;
+  const signal = state.signal;
   // The tools are named in the prompt too: if the server drops `tools`, the model still knows them
   // and says which it wanted, which is how an ignoring server is recognised.
   const toolList = `Your tools: ${tools.map((tool) => `${tool.name} (${tool.description})`).join('; ')}.`;
@@ -82,7 +83,8 @@ async function runToolRounds(run: DirectorRun): Promise<ToolSupport | undefined>
  * cannot be had); cancellation propagates.
  */
 export async function runDirector(state: TurnState, executor: ToolExecutor, models: ModelRegistry, settings: DirectorSettings, loggers: DirectorLoggers): Promise<void> {
-  const { signal, scenario, history, input } = state.init;
+  const { scenario, history, input } = state.init;
+  const signal = state.signal;
   let model: ChatModel;
   try {
     model = models.resolve(scenario.directorModel);

@@ -38,7 +38,7 @@ export interface DirectorRun {
 export async function executeDirectorCall(run: DirectorRun, call: ToolCall, round: number): Promise<ToolCallOutcome> {
   const { state, executor, loggers } = run;
   const owner = executor.ownerOf(call.name) ?? '@troupe/kernel';
-  const ctx = state.contextFor(owner, state.init.signal, loggers.forPlugin(owner));
+  const ctx = state.contextFor(owner, state.signal, loggers.forPlugin(owner));
   const outcome = await executor.execute(call, state.init.scenario.tools, run.calledOnce, ctx);
   state.queue('kernel/tool-called', { round, tool: call.name, ok: outcome.ok, ...(outcome.ok ? {} : { error: outcome.error }) });
   return outcome;

@@ -11,7 +11,8 @@ export const DIRECTOR_TOOLS_UNAVAILABLE = 'kernel/director-tools-unavailable';
 // Structured output first; a server that refuses `response_format` gets the same request as plain
 // text (the instructions already ask for JSON, and the parser finds it in prose).
 async function decide(run: DirectorRun, messages: readonly ChatMessage[]): Promise<ChatResponse> {
-  const { signal, sessionId, turnId } = run.state.init;
+  const { sessionId, turnId } = run.state.init;
+  const signal = run.state.signal;
   const request = { messages, signal, meta: { stage: 'director', sessionId, turnId } } as const;
   try {
     return await run.model.generate({ ...request, json: DECISION_OUTPUT });
@@ -32,7 +33,7 @@ async function decide(run: DirectorRun, messages: readonly ChatMessage[]): Promi
  */
 export async function runJsonDirector(run: DirectorRun): Promise<void> {
   const { state, tools, maxRounds } = run;
-  const signal = state.init.signal;
+  const signal = state.signal;
   const unavailable = (reason: 'model-failed' | 'decision-invalid', detail: Record<string, unknown>) =>
     state.queue(DIRECTOR_TOOLS_UNAVAILABLE, { reason, model: run.model.id, tools: tools.map((tool) => tool.name), ...detail });
   const messages: ChatMessage[] = [{ role: 'system', content: `${run.systemPrompt}\n\n${decisionInstructions(tools)}` }, ...run.conversation];

@@ -12,6 +12,7 @@ import { HOOK_NAMES, type HookEntry, type HookName } from '../hooks/hook-types.j
 import { checkPluginMetadata, validatePluginConfig } from '../plugin/boot-checks.js';
 import type { HookRegistrar, PluginDefinition, PluginSetupContext } from '../plugin/plugin.js';
 import type { ModelRegistry } from '../ports/chat-model.js';
+import type { HeldSessionTurn } from '../ports/session-turn-lock.js';
 import { systemClock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import { createModelRegistry } from '../ports/model-registry.js';
@@ -223,9 +224,9 @@ class KernelHarness implements Harness {
     // A committed turn whose postReview never finished (the process died) is finished first.
     return this.#enqueue(
       input.sessionId,
-      async (services) => {
+      async (services, heldTurn) => {
         await finishCommittedTurnQuietly(services, input.sessionId);
-        return runTurn(services, input, options);
+        return runTurn(services, input, options, undefined, heldTurn);
       },
       options.signal,
     );
@@ -241,10 +242,10 @@ class KernelHarness implements Harness {
     const sessionId = sessionOf(request);
     return this.#enqueue(
       sessionId,
-      async (services) => {
+      async (services, heldTurn) => {
         const { input, continuation } = await planContinuation(services, request);
         await finishCommittedTurnQuietly(services, input.sessionId);
-        return runTurn(services, input, options, continuation);
+        return runTurn(services, input, options, continuation, heldTurn);
       },
       options.signal,
     );
@@ -275,14 +276,16 @@ class KernelHarness implements Harness {
    * processes on the same store wait too (see `session-turn-lock.ts`).
    * @param signal - cancels the wait for another process's turn (the caller's; close() cancels it too)
    */
-  #enqueue<T>(sessionId: string, work: (services: TurnServices) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const previous = this.#sessionQueues.get(sessionId) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(() => withSessionTurnLock(this.#services, sessionId, work, signal ? [signal, this.#closed.signal] : [this.#closed.signal]));
-    const settled = run.catch(() => {});
-    this.#sessionQueues.set(sessionId, settled);
-    void settled.then(() => {
+  #enqueue<T>(sessionId: string, work: (services: TurnServices, heldTurn?: HeldSessionTurn) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const start = () => withSessionTurnLock(this.#services, sessionId, work, signal ? [signal, this.#closed.signal] : [this.#closed.signal]);
+    // Queue entries never reject; a session with nothing queued starts at once.
+    const previous = this.#sessionQueues.get(sessionId);
+    const run = previous ? previous.then(start) : start();
+    const forget = () => {
       if (this.#sessionQueues.get(sessionId) === settled) this.#sessionQueues.delete(sessionId);
-    });
+    };
+    const settled: Promise<void> = run.then(forget, forget);
+    this.#sessionQueues.set(sessionId, settled);
     return run;
   }
 
@@ -311,6 +314,7 @@ class KernelHarness implements Harness {
     this.#closing ??= (async () => {
       this.#closed.abort(new KernelError('KERNEL_HARNESS_CLOSED', 'The harness closed while this work waited for the session (another process was running a turn of it)'));
       await this.#drainTurns(options.timeoutMs);
+      this.#services.deadlines.close();
       await this.#background.close(options);
       for (const callback of [...this.#closeCallbacks].reverse()) {
         try {

@@ -1,4 +1,3 @@
-import { abortReason } from '../abort.js';
 import { systemClock } from '../ports/clock.js';
 import { runWithin } from '../timing/on-clock.js';
 import { describeError, KernelError } from '../errors.js';
@@ -52,8 +51,8 @@ function callHandler<K extends HookName>(
   settings: HookRunnerSettings,
   watch: Stopwatch,
 ): unknown {
-  const turnSignal = state.init.signal;
-  if (turnSignal.aborted) throw abortReason(turnSignal);
+  const turn = state.init.abort;
+  if (turn.aborted) throw turn.reason;
   const plugin = registered.plugin;
   const logger = settings.loggers.get(plugin) ?? (settings.loggers.get('') as Logger);
   const context = new HandlerContext(state, plugin, logger);
@@ -93,7 +92,7 @@ async function settle(
     const soon = await settledSoon(pending);
     if (soon) return soon.value;
     state.allowManySignalListeners();
-    return await runWithin(systemClock, timeoutMs, state.init.signal, () => {
+    return await runWithin(systemClock, timeoutMs, state.signal, () => {
       timedOut = true;
       const reason = new DOMException(`${hook} handler of "${plugin}" timed out after ${timeoutMs} ms`, 'TimeoutError');
       context.abortHandler(reason);
@@ -108,8 +107,8 @@ async function settle(
 
 /** Applies the error rules to a handler's failure: throws, or returns a {@link Degraded}. */
 function failed(registered: RegisteredHandler<HookName>, cause: unknown, timedOutAfterMs: number | undefined, state: TurnState, logger: Logger): Degraded {
-  const turnSignal = state.init.signal;
-  if (turnSignal.aborted) throw abortReason(turnSignal);
+  const turn = state.init.abort;
+  if (turn.aborted) throw turn.reason;
   const { plugin, hook } = registered;
   const error =
     timedOutAfterMs !== undefined
@@ -200,8 +199,8 @@ export async function runIsolated(
     }
   }
   if (pending) await Promise.all(pending);
-  const turnSignal = state.init.signal;
-  if (turnSignal.aborted) throw abortReason(turnSignal);
+  const turn = state.init.abort;
+  if (turn.aborted) throw turn.reason;
   if (failures.length === 0) return [];
   failures.sort((a, b) => a.index - b.index);
   const errors: KernelError[] = [];

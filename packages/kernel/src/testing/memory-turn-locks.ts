@@ -17,22 +17,25 @@ export class MemoryTurnLocks implements SessionTurnLock {
   async lockSessionTurn<T>(sessionId: string, work: (turn: HeldSessionTurn) => Promise<T>, options: LockSessionTurnOptions = {}): Promise<T> {
     validateSessionId(sessionId);
     if (options.signal?.aborted) throw abortReason(options.signal);
-    const previous = this.#tails.get(sessionId) ?? Promise.resolve();
+    const previous = this.#tails.get(sessionId);
     let release!: () => void;
     const mine = new Promise<void>((resolve) => {
       release = resolve;
     });
     // The next waiter waits for the holder before us as well as for us (we may leave early).
-    const tail = previous.then(() => mine);
+    const tail = previous ? previous.then(() => mine) : mine;
     this.#tails.set(sessionId, tail);
     void tail.then(() => {
       if (this.#tails.get(sessionId) === tail) this.#tails.delete(sessionId);
     });
-    try {
-      await (options.signal ? raceAbort(previous, options.signal) : previous);
-    } catch (error) {
-      release();
-      throw error;
+    // Nobody holds the session: no wait, so nothing to race against the signal.
+    if (previous) {
+      try {
+        await (options.signal ? raceAbort(previous, options.signal) : previous);
+      } catch (error) {
+        release();
+        throw error;
+      }
     }
     try {
       return await work(ALWAYS_HELD);

@@ -3,6 +3,7 @@ import type { SessionEvent } from '../ports/session-log.js';
 import { runIsolated } from '../hooks/hook-runner.js';
 import type { TurnServices } from './run-turn.js';
 import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
+import { LazyAbortController } from './lazy-abort-controller.js';
 import { TurnState } from './turn-state.js';
 
 // A committed turn's postReview work (e.g. the story continuity write-back) must happen exactly
@@ -85,7 +86,7 @@ export async function finishCommittedTurn(services: TurnServices, sessionId: str
   const data = commit.data as Partial<TurnCommittedData> | null;
   if (typeof data?.input !== 'string' || typeof data.reply !== 'string') return false; // a hand-edited log: nothing to finish from
   const { messages: history } = await services.histories.history(sessionId, commit.turnId, services.maxHistoryTurns);
-  const controller = new AbortController();
+  const abort = new LazyAbortController();
   const state = new TurnState({
     turnId: commit.turnId,
     sessionId,
@@ -93,7 +94,7 @@ export async function finishCommittedTurn(services: TurnServices, sessionId: str
     input: { sessionId, text: data.input, turnId: commit.turnId, step: commit.step },
     scenario: services.scenario,
     history,
-    signal: controller.signal,
+    abort,
     sessionLog: services.sessionLog,
     models: services.models,
     clock: services.clock,
@@ -111,7 +112,7 @@ export async function finishCommittedTurn(services: TurnServices, sessionId: str
     commitEvent: commit,
     resumed: true as const,
   };
-  const errors = await services.committedWork.run(controller, async () => {
+  const errors = await services.committedWork.run(abort, async () => {
     const failed = await runIsolated(handlers, turn, state, services.runner);
     state.queue(POST_REVIEW_DONE, { resumed: true, failed: failed.length }, { key: postReviewDoneKey(commit.turnId, commit.step) });
     await state.flush();

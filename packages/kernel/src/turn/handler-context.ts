@@ -42,7 +42,7 @@ export class HandlerContext implements TurnContext {
     if (this.#given) return this.#given;
     if (!this.#link) {
       this.#state.allowManySignalListeners();
-      this.#link = linkedController(this.#state.init.signal);
+      this.#link = linkedController(this.#state.signal);
     }
     return this.#link.controller.signal;
   }

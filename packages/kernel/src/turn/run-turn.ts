@@ -1,5 +1,5 @@
 import { formatIssues } from '../errors/format-issues.js';
-import { abortReason, linkedController, raceAbort } from '../abort.js';
+import { followSignals, linkedController, raceAbort } from '../abort.js';
 import type { BackgroundTasks } from '../background/background-tasks.js';
 import type { FiberScope } from '../background/fiber-scope.js';
 import { runDirector, type DirectorSettings } from '../director/director-loop.js';
@@ -21,6 +21,7 @@ import { contextKeys } from '../context-keys.js';
 import { type FinishedCommits, POST_REVIEW_DONE, postReviewDoneKey, TURN_COMMITTED_KEY } from './finish-committed-turn.js';
 import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
 import { TurnInputSchema, type Scenario, type TurnInput } from './turn-input.js';
+import { LazyAbortController } from './lazy-abort-controller.js';
 import { TurnState } from './turn-state.js';
 import type { TurnDeadlines } from './turn-deadlines.js';
 import { replyTooLarge, type TurnLimits } from './turn-limits.js';
@@ -53,8 +54,6 @@ export interface TurnServices {
   readonly deadlines: TurnDeadlines;
   /** Whether the turn signal may get more listeners than Node's default warning threshold (see `TurnState.allowManySignalListeners`). */
   readonly manyTurnSignalListeners: boolean;
-  /** The session's turn lock while this turn holds it (stores that serialise turns across processes). */
-  readonly heldTurn?: HeldSessionTurn;
 }
 
 /**
@@ -79,19 +78,26 @@ export function parseTurnInput(input: unknown): TurnInput {
  * but rejects with `KERNEL_TURN_DEADLINE_EXCEEDED` and records a `kernel/turn-failed` event; an
  * actor reply over `limits.maxReplyChars` ends it with `KERNEL_REPLY_TOO_LARGE`. Neither commits.
  */
-export async function runTurn(services: TurnServices, input: TurnInput, options: RunTurnOptions, continuation?: TurnContinuation): Promise<TurnResult> {
-  const { controller, dispose: unlinkCaller } = options.signal ? linkedController(options.signal) : { controller: new AbortController(), dispose: noop };
-  const signal = controller.signal;
+export async function runTurn(
+  services: TurnServices,
+  input: TurnInput,
+  options: RunTurnOptions,
+  continuation?: TurnContinuation,
+  heldTurn?: HeldSessionTurn,
+): Promise<TurnResult> {
+  // The turn's own checks read `turn.aborted`; its AbortSignal is made only when something listens.
+  const turn = new LazyAbortController();
+  const unlinkCaller = options.signal ? followSignals(turn, [options.signal]) : noop;
   const turnId = input.turnId ?? services.generateTurnId();
   const step = input.step ?? 0;
   const scenario: Scenario = { ...services.scenario, ...input.scenario };
   let committed = false;
   let state: TurnState | undefined;
-  const deadline = services.deadlines.arm(controller);
+  const deadline = services.deadlines.arm(turn);
   try {
-    if (signal.aborted) throw abortReason(signal);
+    if (turn.aborted) throw turn.reason;
     const { messages: history, omitted } = await services.histories.history(input.sessionId, turnId, services.maxHistoryTurns);
-    if (signal.aborted) throw abortReason(signal);
+    if (turn.aborted) throw turn.reason;
     const tokenBudget = { ...services.scenario.tokenBudget, ...input.scenario?.tokenBudget };
     state = new TurnState({
       turnId,
@@ -100,7 +106,7 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
       input,
       scenario,
       history,
-      signal,
+      abort: turn,
       sessionLog: services.sessionLog,
       models: services.models,
       clock: services.clock,
@@ -119,7 +125,7 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
           kernel: services.logger,
           forPlugin: (plugin) => services.runner.loggers.get(plugin) ?? services.logger,
         }),
-        signal,
+        state.signal,
       );
     }
     await runSeries(services.hooks.get('preActor'), input.text, state, services.runner);
@@ -130,34 +136,24 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     const initial: PreparedActorPrompt = { history: [...history, { role: 'user', content: input.text }, ...priorReply] };
     const prepared = await runWaterfall(services.hooks.get('actorAssemble'), initial, state, services.runner);
 
-    const answering = callActor(
-      actorModel,
-      {
-        messages: prepared.history,
-        signal,
-        meta: { stage: 'actor', sessionId: input.sessionId, turnId },
-        ...(tokenBudget.responseTokens !== undefined ? { maxOutputTokens: tokenBudget.responseTokens } : {}),
-      },
-      options,
-      services.limits.maxReplyChars,
-    );
+    const answering = callActor(actorModel, actorRequest(prepared, turn, input.sessionId, turnId, tokenBudget.responseTokens), turn, options, services.limits.maxReplyChars);
     // Raced against the signal: a model that ignores its signal cannot hold the turn past its
     // deadline. An answer already there (a cache, an in-process model) needs no race.
     const answered = await settledSoon(answering);
-    const actor = answered ? answered.value : await raceAbort(answering, signal);
+    const actor = answered ? answered.value : await raceAbort(answering, turn.signal);
     if (actor.usage?.inputTokens) learnTokenCounts(state, services.tokenCounters.calibrate(actorModel, prepared.history, actor.usage.inputTokens), actor.usage.inputTokens);
 
     const actorText = continuation ? continuation.reply + actor.text : actor.text;
     const reviewed = await runWaterfall(services.hooks.get('review'), { text: actorText }, state, services.runner);
     // Another process may own the session now (our lease ran out while we stalled): never commit beside it.
-    await services.heldTurn?.assertHeld(`committing turn "${turnId}" of session "${input.sessionId}"`);
+    await heldTurn?.assertHeld(`committing turn "${turnId}" of session "${input.sessionId}"`);
     // From here on the turn commits: the deadline no longer applies (never half-committed).
     deadline.disarm();
-    if (signal.aborted) throw abortReason(signal);
+    if (turn.aborted) throw turn.reason;
 
     // The point of no return (no await since the check above): from here the caller's signal (a
     // closed browser tab) no longer cancels anything; only the harness's close grace does (it
-    // aborts `controller` through the postReview fiber below).
+    // aborts `turn` through the postReview fiber below).
     unlinkCaller();
     state.queue(TURN_COMMITTED, { input: input.text, reply: reviewed.text, ...(continuation ? { continuedFrom: continuation.step } : {}), ...(actor.usage ? { usage: actor.usage } : {}), ...(actor.reasoning ? { reasoning: actor.reasoning } : {}) } satisfies TurnCommittedData, {
       ignorable: false,
@@ -176,7 +172,7 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
     const { postReviewErrors, laterEvents } =
       postReview.length === 0
         ? { postReviewErrors: [], laterEvents: await state.flush() }
-        : await services.committedWork.run(controller, async () => {
+        : await services.committedWork.run(turn, async () => {
             const errors = await runIsolated(postReview, committedTurn, committedState, services.runner);
             // Written with the handlers' own events, so "done" and what they recorded land together.
             committedState.queue(POST_REVIEW_DONE, { failed: errors.length }, { key: postReviewDoneKey(turnId, step) });
@@ -196,14 +192,14 @@ export async function runTurn(services: TurnServices, input: TurnInput, options:
       ...(actor.reasoning ? { reasoning: actor.reasoning } : {}),
     };
   } catch (error) {
-    if (signal.aborted) {
-      if (!committed) for (const task of state?.startedTasks ?? []) task.abort(abortReason(signal));
+    if (turn.aborted) {
+      if (!committed) for (const task of state?.startedTasks ?? []) task.abort(turn.reason);
       // Ran out of time (not cancelled by the caller): a failure like any other, recorded and coded.
       if (deadline.fired && !committed && !options.signal?.aborted) {
         if (state) await recordFailure(state, deadline.error, services.logger);
         throw deadline.error;
       }
-      throw abortReason(signal);
+      throw turn.reason;
     }
     if (state && !committed) await recordFailure(state, error, services.logger);
     throw error;
@@ -244,10 +240,26 @@ async function recordFailure(state: TurnState, error: unknown, logger: Logger): 
 }
 
 /**
+ * The actor's request. Its `signal` is the turn's, read through a getter: the turn's AbortSignal
+ * is made when the model reads it (an HTTP model always does; an in-process one that answers at
+ * once may never), and spreading the request (`{ ...request }`) reads it like any property.
+ */
+function actorRequest(prepared: PreparedActorPrompt, turn: LazyAbortController, sessionId: string, turnId: string, maxOutputTokens: number | undefined): ChatRequest {
+  return {
+    messages: prepared.history,
+    get signal(): AbortSignal {
+      return turn.signal;
+    },
+    meta: { stage: 'actor', sessionId, turnId },
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+  };
+}
+
+/**
  * Calls the actor model, streaming when the model can; wraps failures as KERNEL_MODEL_FAILED. A
  * reply over `maxReplyChars` stops the call (its own signal is aborted) with KERNEL_REPLY_TOO_LARGE.
  */
-async function callActor(model: ChatModel, request: ChatRequest, options: RunTurnOptions, maxReplyChars: number): Promise<ChatResponse> {
+async function callActor(model: ChatModel, request: ChatRequest, turn: LazyAbortController, options: RunTurnOptions, maxReplyChars: number): Promise<ChatResponse> {
   const streaming = model.stream !== undefined && (options.onReplyDelta !== undefined || options.onReasoningDelta !== undefined);
   // Only a stream can be cut when the reply grows too large: a whole answer has already arrived,
   // so `generate` gets the turn's signal as is (no controller or listener per turn).
@@ -264,7 +276,7 @@ async function callActor(model: ChatModel, request: ChatRequest, options: RunTur
     response = streaming ? await streamActor(model, call, options, maxReplyChars, tooLarge) : await model.generate(call);
     if (response.text.length > maxReplyChars) throw tooLarge();
   } catch (error) {
-    if (request.signal.aborted) throw abortReason(request.signal);
+    if (turn.aborted) throw turn.reason;
     if (error !== undefined && error === tooLargeError) {
       // Ends the model's request too: a cut reply must not keep downloading.
       link?.controller.abort(error);

@@ -72,8 +72,9 @@ function foldCommit(turns: Map<string, CommittedTurnRecord>, event: SessionEvent
     ...(typeof data.reasoning === 'string' && data.reasoning !== '' ? { reasoning: data.reasoning } : {}),
     ...(Number.isInteger(data.continuedFrom) ? { continuedFrom: data.continuedFrom as number } : {}),
   };
-  const earlier = turns.get(event.turnId)?.steps.filter((candidate) => candidate.step !== event.step) ?? [];
-  const steps = [...earlier, step].sort((a, b) => a.step - b.step);
+  const known = turns.get(event.turnId);
+  // The usual commit is a turn's first: one step, nothing to merge or sort.
+  const steps = known ? [...known.steps.filter((candidate) => candidate.step !== event.step), step].sort((a, b) => a.step - b.step) : [step];
   turns.set(event.turnId, { ...step, turnId: event.turnId, steps });
 }
 

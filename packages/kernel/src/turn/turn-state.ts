@@ -5,6 +5,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { EventKey, NewSessionEvent, SessionEvent, SessionLog } from '../ports/session-log.js';
 import { HandlerContext } from './handler-context.js';
+import type { LazyAbortController } from './lazy-abort-controller.js';
 import type { AppendEventOptions, TurnContext, TurnEvents } from './turn-context.js';
 import type { Scenario, TurnInput } from './turn-input.js';
 
@@ -28,7 +29,8 @@ export interface TurnStateInit {
   readonly input: TurnInput;
   readonly scenario: Scenario;
   readonly history: readonly ChatMessage[];
-  readonly signal: AbortSignal;
+  /** The turn's cancellation; its AbortSignal is created when something needs one (see {@link TurnState.signal}). */
+  readonly abort: LazyAbortController;
   readonly sessionLog: SessionLog;
   readonly models: ModelRegistry;
   readonly clock: Clock;
@@ -55,6 +57,11 @@ export class TurnState {
   /** @param init - the turn's identity, input and services */
   constructor(init: TurnStateInit) {
     this.init = init;
+  }
+
+  /** The turn's AbortSignal (created on first read: check `init.abort.aborted` where a flag will do). */
+  get signal(): AbortSignal {
+    return this.init.abort.signal;
   }
 
   /** The turn's events as handlers see them (`ctx.events`). */
@@ -120,6 +127,6 @@ export class TurnState {
   allowManySignalListeners(): void {
     if (!this.init.manySignalListeners || this.#manyListeners) return;
     this.#manyListeners = true;
-    setMaxListeners(0, this.init.signal);
+    setMaxListeners(0, this.init.abort.signal);
   }
 }

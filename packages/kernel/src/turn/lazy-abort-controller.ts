@@ -1,0 +1,45 @@
+/**
+ * A turn's AbortController whose AbortSignal is created only when something reads `signal`. In
+ * Node an AbortSignal (an EventTarget) costs more to create and collect than everything a turn
+ * through synchronous handlers and an in-process model does besides, and most such turns never
+ * hand their signal to anything: the kernel's own checks read {@link aborted} and
+ * {@link reason}. Code that listens (a model's HTTP call, a handler reading `ctx.signal`, a
+ * race against a pending answer) reads `signal` and gets a real one, already aborted with the
+ * same reason when the abort came first. Shaped like an AbortController, so whatever aborts an
+ * AbortController (linked caller signals, the turn deadline, the harness's close grace) aborts it.
+ */
+export class LazyAbortController {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+
+  /** Whether the turn was aborted. */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** The abort reason (never undefined once aborted: an `AbortError` when none was given). */
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /** The turn's AbortSignal, created on first read. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /**
+   * Aborts (once; later calls are ignored, like an AbortController's).
+   * @param reason - the reason; default a `DOMException` named `AbortError`
+   */
+  abort(reason?: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
+    this.#controller?.abort(this.#reason);
+  }
+}
