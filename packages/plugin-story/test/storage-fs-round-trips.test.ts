@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHarness, type SessionLog } from '@troupe/kernel';
-import { countingStorageFs, fsStorage, type StorageFsCounts } from '@troupe/storage-fs';
+import { countingStorageFs, fsStorage, nodeStorageFs, type StorageFs, type StorageFsCounts } from '@troupe/storage-fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { selectStoryWorkspace, STORY_EVENTS, StoryWorkspaces, storyPlugin } from '../src/index.js';
 import { requestText, seedWorkspace, storyModel } from './helpers.js';
@@ -13,10 +13,27 @@ afterEach(async () => {
   root = undefined;
 });
 
+/**
+ * Node's fs with every `open` of a workspace file (not the store's private files) recorded, and
+ * every call counted below it.
+ */
+function openedWorkspaceFiles(): { fs: StorageFs; opened: string[] } {
+  const opened: string[] = [];
+  const fs: StorageFs = {
+    ...nodeStorageFs,
+    open: (path, flags, mode) => {
+      const at = path.indexOf('/story-workspaces/');
+      if (at >= 0 && !path.includes('/.troupe/')) opened.push(path.slice(at + '/story-workspaces/'.length));
+      return nodeStorageFs.open(path, flags, mode);
+    },
+  };
+  return { fs, opened };
+}
+
 /** A workspace with `characters` characters and `sections` sections on fresh storage-fs whose calls are counted. */
-async function countedStory(characters: number, sections: number, readSuffix = '') {
+async function countedStory(characters: number, sections: number, readSuffix = '', inner: StorageFs = nodeStorageFs) {
   root = await mkdtemp(join(tmpdir(), 'troupe-story-rt-'));
-  const counting = countingStorageFs(undefined, readSuffix);
+  const counting = countingStorageFs(inner, readSuffix);
   const storage = fsStorage({ root, fs: counting.fs });
   const workspaces = new StoryWorkspaces(storage.trees);
   let ws = await workspaces.create('tale', { name: 'Tale', outline: 'OUTLINE: the heist', pipeline: { maxParallel: 4 } });
@@ -35,17 +52,29 @@ async function settled(sessions: SessionLog, turnId: string): Promise<boolean> {
   return false;
 }
 
+/**
+ * Longer than storage-fs's "racy" window on a file system with nanosecond timestamps (50 ms): a
+ * file changed less than that before it was read is read again next time, since a same-size save
+ * within the clock's granularity would leave its stat unchanged. Pausing this long between turns
+ * makes every turn see the steady state (only the files the last settlement wrote are new).
+ */
+const PAST_RACY_WINDOW_MS = 120;
+const pause = () => new Promise((resolve) => setTimeout(resolve, PAST_RACY_WINDOW_MS));
+
 /** Runs `turns` story turns in one session and returns what each cost, from its start until its settlement is logged. */
-async function countTurns(characters: number, sections: number, turns: number): Promise<StorageFsCounts[]> {
-  const story = await countedStory(characters, sections);
+async function countTurns(characters: number, sections: number, turns: number): Promise<(StorageFsCounts & { opened: string[] })[]> {
+  const files = openedWorkspaceFiles();
+  const story = await countedStory(characters, sections, '', files.fs);
   const harness = await createHarness({ trees: story.trees, sessionLog: story.sessions, model: storyModel(), plugins: [storyPlugin()] });
-  const counts: StorageFsCounts[] = [];
+  const counts: (StorageFsCounts & { opened: string[] })[] = [];
   try {
     for (let turn = 1; turn <= turns; turn++) {
+      await pause();
       story.counting.reset();
+      files.opened.length = 0;
       await harness.runTurn({ sessionId: 's1', text: `turn ${turn}`, turnId: `t${turn}` });
       expect(await settled(story.sessions, `t${turn}`)).toBe(true);
-      counts.push(story.counting.counts());
+      counts.push({ ...story.counting.counts(), opened: [...files.opened].sort() });
     }
   } finally {
     await harness.close();
@@ -68,13 +97,43 @@ describe('story turns on @troupe/storage-fs: a small fixed number of round trips
     console.log(results.map((r) => `${r.config}: ${r.fsync} fsync, ${r.fsyncDir} fsyncDir, ${r.locks} locks`).join('\n'));
     const first = results[0]!;
     for (const result of results) expect({ ...result, config: '' }).toEqual({ ...first, config: '' });
-    // The turn lock, the commit's and postReview's appends, the workspace read and the settlement:
-    // no lock per event lookup and no second workspace read (15 locks and 14 syncs before issue 22).
-    expect(first.locks).toBeLessThanOrEqual(5);
+    // The turn lock, the commit's and postReview's appends and the settlement: no lock per event
+    // lookup, and none for reading an unchanged workspace (15 locks and 14 syncs before issue 22).
+    expect(first.locks).toBeLessThanOrEqual(4);
     // Two appends (one fsync each) and one crash-safe settlement: staged manifest, intent, the
     // manifest's rename, one fsync per appended file (history.md and proposals.md here), the
     // settle marker, the record and the intent's removal. No record rewrite on the read.
     expect(first.fsync + first.fsyncDir).toBeLessThanOrEqual(13);
+  });
+
+  it('an unchanged workspace is not read again: the same files are opened for 1 or 8 characters, and the stat checks grow by one call per file and folder', async () => {
+    const perConfig: Record<string, (StorageFsCounts & { opened: string[] })[]> = {};
+    for (const [characters, sections] of [
+      [1, 1],
+      [8, 3],
+    ] as const) {
+      // Turn 1 reads the workspace in full (its first read in this process); turns 2–4 are alike.
+      perConfig[`${characters}`] = (await countTurns(characters, sections, 4)).slice(1);
+      await rm(root ?? '', { recursive: true, force: true });
+    }
+    const small = perConfig['1'] ?? [];
+    const big = perConfig['8'] ?? [];
+    for (const [at, turn] of big.entries()) {
+      const other = small[at];
+      // Only files the previous settlement changed are opened: never a character, a section or a
+      // source, whatever their number.
+      expect(turn.opened).toEqual(other?.opened);
+      expect(turn.opened.every((path) => !path.includes('/characters/') && !path.includes('/sections/'))).toBe(true);
+      const { lstat = 0, readdir = 0, ...rest } = turn.byOperation;
+      const { lstat: smallLstat = 0, readdir: smallReaddir = 0, ...smallRest } = other?.byOperation ?? {};
+      // Every other operation (opens, reads, writes, syncs, renames, locks) is the same count.
+      expect(rest).toEqual(smallRest);
+      // What grows is the stat check that sees a player's save in an editor: per check (preActor's
+      // read, postReview's revision check, the settlement's edit check) one stat per added file
+      // (7 characters × 2 files + 2 sections) and one listing per added character folder.
+      expect(lstat - smallLstat).toBeLessThanOrEqual(3 * (7 * 2 + 2));
+      expect(readdir - smallReaddir).toBeLessThanOrEqual(3 * 7);
+    }
   });
 
   it('postReview reuses the turn’s workspace read while the revision is unchanged, and sees a player’s edit made during the turn', async () => {
@@ -97,20 +156,28 @@ describe('story turns on @troupe/storage-fs: a small fixed number of round trips
     });
     const harness = await createHarness({ trees: storage.trees, sessionLog: storage.sessions, model, plugins: [storyPlugin()] });
     try {
+      await pause();
+      counting.reset();
       await harness.runTurn({ sessionId: 's1', text: 'warm up', turnId: 't0' });
+      expect(await settled(storage.sessions, 't0')).toBe(true);
+      // At most once (the store may still hold it from seeding the workspace).
+      expect(counting.counts().bytesRead).toBeLessThanOrEqual(outline);
+      await pause();
       counting.reset();
       await harness.runTurn({ sessionId: 's1', text: 'I enter the tavern', turnId: 't1' });
       expect(await settled(storage.sessions, 't1')).toBe(true);
-      // One read of the workspace in the turn (preActor's); postReview only checked its revision.
-      expect(counting.counts().bytesRead).toBe(outline);
+      // Unchanged since (its stat says so, and it was read long enough after its last change):
+      // preActor takes it from memory, postReview only checks the revision. Nothing is read.
+      expect(counting.counts().bytesRead).toBe(0);
 
       edit = 'OUTLINE: PLAYER-EDIT the heist moves to the docks';
+      await pause();
       counting.reset();
       await harness.runTurn({ sessionId: 's1', text: 'I leave', turnId: 't2' });
       expect(await settled(storage.sessions, 't2')).toBe(true);
       // The edit is a new revision (the store hashed the changed file once to confirm it), so
       // postReview read the workspace again and continuity saw the player's text.
-      expect(counting.counts().bytesRead).toBe(outline + 2 * Buffer.byteLength(edit));
+      expect(counting.counts().bytesRead).toBe(2 * Buffer.byteLength(edit));
       const continuity = model.calls.filter((call) => call.meta.stage === 'story/continuity').at(-1);
       expect(requestText(continuity!)).toContain('PLAYER-EDIT');
     } finally {

@@ -6,7 +6,7 @@ export type { FsTreeStoreOptions } from './tree/fs-tree-store.js';
 export { FsSessionLog } from './session/fs-session-log.js';
 export type { FsSessionLogOptions } from './session/fs-session-log.js';
 export { nodeStorageFs } from './fs/storage-fs.js';
-export type { EntryStat, StorageFs } from './fs/storage-fs.js';
+export type { DirEntry, EntryStat, StorageFs } from './fs/storage-fs.js';
 export { countingStorageFs } from './fs/counting-fs.js';
 export type { CountingStorageFs, StorageFsCounts } from './fs/counting-fs.js';
 export { atomicWriteFile } from './fs/atomic-write.js';

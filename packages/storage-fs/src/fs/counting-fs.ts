@@ -62,6 +62,21 @@ export function countingStorageFs(inner: StorageFs = nodeStorageFs, readSuffix =
     if (countedFds.has(fd)) bytesRead += count;
     return count;
   };
+  // Answered on the calling thread, but file operations all the same: counted as what they are.
+  if (inner.lstatNow) {
+    const lstatNow = inner.lstatNow.bind(inner);
+    fs.lstatNow = (path) => {
+      tally('lstat');
+      return lstatNow(path);
+    };
+  }
+  if (inner.readdirNow) {
+    const readdirNow = inner.readdirNow.bind(inner);
+    fs.readdirNow = (path) => {
+      tally('readdir');
+      return readdirNow(path);
+    };
+  }
   fs.link = async (from, to) => {
     tally('link');
     await inner.link(from, to);

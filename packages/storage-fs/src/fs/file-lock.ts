@@ -5,6 +5,7 @@ import { writeFully } from './atomic-write.js';
 import { DEFAULT_LEASE_MS, isLockStale, leaseExpiresAt, markHeld, newLockOwner, readLock } from './lock-owner.js';
 import { CREATE_EXCLUSIVE, errorCode, type StorageFs } from './storage-fs.js';
 import { tempName } from './temp-names.js';
+import { lstatQuick } from './stat-now.js';
 
 /** How long a lock file whose owner cannot be read (someone else's garbage) is waited on. */
 const UNREADABLE_LOCK_GRACE_MS = 5_000;
@@ -78,7 +79,7 @@ export async function withFileLock<T>(fs: StorageFs, lockPath: string, options: 
   const owner = newLockOwner(leaseMs);
   const body = Buffer.from(JSON.stringify(owner));
   markHeld(owner.nonce, true);
-  let held: { fd: number; inode: string } | undefined;
+  let held: { fd: number; inode: string; tempGone: Promise<void> } | undefined;
   let renewal: NodeJS.Timeout | undefined;
   try {
     held = await acquire(fs, lockPath, options, body, owner.nonce);
@@ -90,6 +91,7 @@ export async function withFileLock<T>(fs: StorageFs, lockPath: string, options: 
   } finally {
     clearInterval(renewal);
     if (held) {
+      await held.tempGone;
       // Released while the descriptor is still open: our inode cannot be reused by another file
       // meanwhile, so "the file at the lock's name has our inode" means it is our lock.
       // Best effort: a lock we fail to remove names our pid and an unheld nonce, so it is stale.
@@ -102,14 +104,15 @@ export async function withFileLock<T>(fs: StorageFs, lockPath: string, options: 
 
 /** The inode part of a stat signature (`ino:…`), or undefined when there is no such file. */
 async function inodeAt(fs: StorageFs, path: string): Promise<string | undefined> {
-  return (await fs.lstat(path))?.signature.split(':')[0];
+  return (await lstatQuick(fs, path))?.signature.split(':')[0];
 }
 
 /**
  * @returns a descriptor of the published lock file (kept open to renew the lease, and so that its
- * inode, which identifies our lock from then on, stays ours) and that inode
+ * inode, which identifies our lock from then on, stays ours), that inode, and the removal of the
+ * temp name it was published from (still running)
  */
-async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions, body: Buffer, nonce: string): Promise<{ fd: number; inode: string }> {
+async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions, body: Buffer, nonce: string): Promise<{ fd: number; inode: string; tempGone: Promise<void> }> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (let attempt = 0; ; attempt++) {
     if (options.signal?.aborted) throw abortReason(options.signal);
@@ -119,6 +122,7 @@ async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions
     let fd: number | undefined;
     let published = false;
     let inode: string | undefined;
+    let tempGone: Promise<void> = Promise.resolve();
     try {
       fd = await fs.open(temp, CREATE_EXCLUSIVE, 0o644);
       await writeFully(fs, fd, body, 0);
@@ -130,16 +134,20 @@ async function acquire(fs: StorageFs, lockPath: string, options: FileLockOptions
       const code = errorCode(error);
       if (code === 'ENOENT' || code === 'ENOTDIR') {
         // The folder is gone, or a sweeper in this process removed our temp: retry only in the latter case.
-        if ((await fs.lstat(dirname(lockPath)))?.kind !== 'directory') throw options.onMissing();
+        if ((await lstatQuick(fs, dirname(lockPath)))?.kind !== 'directory') throw options.onMissing();
       } else if (code !== 'EEXIST') {
         throw new KernelStorageError('STORAGE_IO', `Could not lock ${lockPath} (${code})`, { cause: error });
       }
     } finally {
       if (!published && fd !== undefined) await fs.close(fd).catch(() => undefined);
-      await fs.unlink(temp).catch(() => undefined);
+      // Once the lock is ours, its temp name goes while the caller's work already runs (the
+      // lock is released only after it is gone); otherwise right away.
+      const unlinked = fs.unlink(temp).catch(() => undefined);
+      if (!(published && inode !== undefined)) await unlinked;
+      else tempGone = unlinked;
     }
     if (published && fd !== undefined) {
-      if (inode !== undefined) return { fd, inode };
+      if (inode !== undefined) return { fd, inode, tempGone };
       // Could not stat our own new file: give the lock back (it is the one carrying our nonce) and stop.
       await removeIf(fs, lockPath, async (aside) => {
         const moved = await readLock(fs, aside);
@@ -235,7 +243,7 @@ async function heldTooLong(fs: StorageFs, lockPath: string, waitedMs: number): P
 const firstSeenUnreadable = new Map<string, number>();
 
 async function unreadableForTooLong(fs: StorageFs, lockPath: string): Promise<boolean> {
-  const stat = await fs.lstat(lockPath);
+  const stat = await lstatQuick(fs, lockPath);
   if (!stat) return false; // gone: the caller retries, nothing to break
   const key = `${lockPath}\u0000${stat.signature}`;
   const first = firstSeenUnreadable.get(key) ?? Date.now();

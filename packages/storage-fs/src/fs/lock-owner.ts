@@ -35,13 +35,18 @@ const registry = globalThis as Record<symbol, Set<string> | undefined>;
 const held: Set<string> = registry[HELD_KEY] ?? new Set<string>();
 registry[HELD_KEY] = held;
 
+/** This process's start time once read (null: not read yet). */
+let ownStartTime: string | undefined | null = null;
+
 /**
  * A fresh owner record for this process, with a new random nonce.
  * @param leaseMs - how long the lock stays valid without a renewal
  * @returns the record to write into the lock file
  */
 export function newLockOwner(leaseMs: number = DEFAULT_LEASE_MS): LockOwner & { nonce: string } {
-  const start = processStartTime(process.pid);
+  // This process's start time never changes: read /proc once, not on every lock.
+  if (ownStartTime === null) ownStartTime = processStartTime(process.pid);
+  const start = ownStartTime;
   return { pid: process.pid, host: hostname(), at: Date.now(), nonce: randomBytes(16).toString('hex'), ...(start ? { start } : {}), leaseMs };
 }
 

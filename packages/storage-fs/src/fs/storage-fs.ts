@@ -121,6 +121,27 @@ export interface StorageFs {
    * @param path - the directory
    */
   fsyncDir(path: string): Promise<void>;
+  /**
+   * Optional: `lstat` answered on the calling thread — a few µs on a local disk, where a trip
+   * through libuv's thread pool costs tens — for the stat checks that run on every read (a
+   * workspace's files, a log's size). Without it (e.g. layers injecting faults) `lstat` is used.
+   * @param path - any path
+   * @returns what is there, or `undefined` when the path does not exist
+   */
+  lstatNow?(path: string): EntryStat | undefined;
+  /**
+   * Optional: the entries of a directory with their kinds, on the calling thread (see
+   * {@link StorageFs.lstatNow}); without it `readdir` and an `lstat` per entry are used.
+   * @param path - the directory
+   * @returns entry names (no `.` / `..`) and what each is (never following a symlink)
+   */
+  readdirNow?(path: string): DirEntry[];
+}
+
+/** One directory entry as {@link StorageFs.readdirNow} lists it. */
+export interface DirEntry {
+  readonly name: string;
+  readonly kind: EntryStat['kind'];
 }
 
 const open = promisify(nodeFs.open);
@@ -134,11 +155,15 @@ const ftruncate = promisify(nodeFs.ftruncate);
 const close = promisify(nodeFs.close);
 const futimes = promisify(nodeFs.futimes);
 
-function kindOf(stat: nodeFs.BigIntStats): EntryStat['kind'] {
+function kindOf(stat: nodeFs.BigIntStats | nodeFs.Dirent): EntryStat['kind'] {
   if (stat.isSymbolicLink()) return 'symlink';
   if (stat.isFile()) return 'file';
   if (stat.isDirectory()) return 'directory';
   return 'other';
+}
+
+function entryStat(stat: nodeFs.BigIntStats): EntryStat {
+  return { kind: kindOf(stat), size: Number(stat.size), signature: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`, mtimeMs: Number(stat.mtimeMs) };
 }
 
 /** The real file system (Node's `fs`). */
@@ -161,18 +186,21 @@ export const nodeStorageFs: StorageFs = {
   readdir: (path) => nodeFs.promises.readdir(path),
   lstat: async (path) => {
     try {
-      const stat = await nodeFs.promises.lstat(path, { bigint: true });
-      return {
-        kind: kindOf(stat),
-        size: Number(stat.size),
-        signature: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`,
-        mtimeMs: Number(stat.mtimeMs),
-      };
+      return entryStat(await nodeFs.promises.lstat(path, { bigint: true }));
     } catch (error) {
       if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
       throw error;
     }
   },
+  lstatNow: (path) => {
+    try {
+      return entryStat(nodeFs.lstatSync(path, { bigint: true }));
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
+      throw error;
+    }
+  },
+  readdirNow: (path) => nodeFs.readdirSync(path, { withFileTypes: true }).map((entry) => ({ name: entry.name, kind: kindOf(entry) })),
   fsyncDir: async (path) => {
     // Windows cannot open directories for fsync; some network/FUSE file systems answer EINVAL.
     if (process.platform === 'win32') return;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { StorageFs } from './storage-fs.js';
 import { isProcessAlive, tempOwner } from './temp-names.js';
+import { lstatQuick } from './stat-now.js';
 
 /**
  * Removes temp files and folders in the tree left by dead processes or by this one (call under
@@ -15,7 +16,7 @@ export async function sweepTemps(fs: StorageFs, dir: string, recursive = true): 
   let removed = 0;
   for (const name of await fs.readdir(dir)) {
     const path = join(dir, name);
-    const stat = await fs.lstat(path);
+    const stat = await lstatQuick(fs, path);
     const owner = tempOwner(name);
     if (owner !== undefined) {
       if (owner !== process.pid && isProcessAlive(owner)) continue;

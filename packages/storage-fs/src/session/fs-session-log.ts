@@ -11,6 +11,7 @@ import { deleteSessionFolder, salvageSession } from './session-rescue.js';
 import { readTypedLines } from './read-typed.js';
 import { eventNotFound, IndexMismatch } from './session-errors.js';
 import { FsSessionTurnLocks } from './session-turn-locks.js';
+import { lstatQuick } from '../fs/stat-now.js';
 
 /** Options for {@link FsSessionLog}. */
 export interface FsSessionLogOptions {
@@ -79,16 +80,18 @@ export class FsSessionLog implements SessionLog, SessionTurnLock {
     const dataJson = serializeNewEvents(events);
     const fs = this.#options.fs;
     const paths = this.#sessions.paths(sessionId);
-    await this.#sessions.assertRealFolder(sessionId);
-    await mkdirp(fs, paths.dir).catch((error: unknown) => {
-      throw asIoError(error, `Could not create session "${sessionId}"`);
-    });
-    return this.#sessions.locked(sessionId, { retry: false }, async (index, _paths, lock) => {
+    // One stat of the folder: it is refused when a link, created when missing, else used as is.
+    if (!(await this.#sessions.assertRealFolder(sessionId))) {
+      await mkdirp(fs, paths.dir).catch((error: unknown) => {
+        throw asIoError(error, `Could not create session "${sessionId}"`);
+      });
+    }
+    return this.#sessions.locked(sessionId, { retry: false, folderChecked: true }, async (index, _paths, lock) => {
       let seq = index.nextSeq();
       const stored = events.map((event) => ({ ...event, id: `e${seq++}`, sessionId }));
       const lines = stored.map((event, at) => eventLine(event, dataJson[at]));
       const bytes = Buffer.from(lines.join(''), 'utf8');
-      const created = index.size === 0 && !(await fs.lstat(paths.events));
+      const created = index.size === 0 && !(await lstatQuick(fs, paths.events));
       await lock.assertHeld('appending (nothing was appended)');
       const fd = await fs.open(paths.events, APPEND_NOFOLLOW, 0o644);
       try {
@@ -101,7 +104,13 @@ export class FsSessionLog implements SessionLog, SessionTurnLock {
       } finally {
         await fs.close(fd);
       }
-      if (created) await fs.fsyncDir(paths.dir);
+      if (created) {
+        await fs.fsyncDir(paths.dir);
+        // The index learns the new file's inode now, so the lookups after this first append take
+        // the lock-free path instead of re-reading the log under the lock once.
+        const stat = await lstatQuick(fs, paths.events);
+        if (stat) index.adoptCreatedFile(stat, bytes.length);
+      }
       // The returned events are the stored lines read back (a copy, as a later read returns them);
       // lines this store just built need no schema check.
       const result = lines.map((line) => JSON.parse(line) as SessionEvent);

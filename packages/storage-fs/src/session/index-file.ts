@@ -5,6 +5,7 @@ import { atomicWriteFile, writeFully } from '../fs/atomic-write.js';
 import { readFileBytes } from '../fs/read-file.js';
 import { APPEND_NOFOLLOW, type StorageFs } from '../fs/storage-fs.js';
 import type { LineSpan } from './session-index.js';
+import { lstatQuick } from '../fs/stat-now.js';
 
 // `index.jsonl` beside `events.jsonl`: a store-private cache of the session index, so a fresh
 // process finds an event without scanning the log. Line 1 is a header; every further line is a
@@ -74,7 +75,7 @@ export async function loadIndexFile(fs: StorageFs, indexPath: string, eventsPath
   let bytes: Buffer;
   let inode: string;
   try {
-    const stat = await fs.lstat(indexPath);
+    const stat = await lstatQuick(fs, indexPath);
     // Untrusted like every store-private file; one bigger than this is not ours (rebuilt instead).
     if (stat?.kind !== 'file' || stat.size > MAX_INDEX_BYTES) return undefined;
     inode = stat.signature.split(':')[0] ?? '';
@@ -100,7 +101,7 @@ export async function loadIndexFile(fs: StorageFs, indexPath: string, eventsPath
  * @returns false when the file changed in a way that needs a rewrite
  */
 export async function catchUpIndexFile(fs: StorageFs, indexPath: string, state: IndexFileState): Promise<boolean> {
-  const stat = await fs.lstat(indexPath);
+  const stat = await lstatQuick(fs, indexPath);
   if (stat?.kind !== 'file' || stat.signature.split(':')[0] !== state.inode || stat.size < state.fileSize) return false;
   if (stat.size === state.fileSize) return true;
   const bytes = await readFileBytes(fs, indexPath, state.fileSize, stat.size);
@@ -146,7 +147,7 @@ export async function appendIndexSegment(fs: StorageFs, indexPath: string, event
 export async function rewriteIndexFile(fs: StorageFs, dir: string, eventsPath: string, spans: readonly LineSpan[]): Promise<IndexFileState> {
   const text = HEADER_LINE + (spans.length > 0 ? await segmentLine(fs, eventsPath, spans) : '');
   await atomicWriteFile(fs, dir, INDEX_FILE, Buffer.from(text, 'utf8'));
-  const stat = await fs.lstat(join(dir, INDEX_FILE));
+  const stat = await lstatQuick(fs, join(dir, INDEX_FILE));
   return { covered: spans.at(-1)?.end ?? 0, fileSize: Buffer.byteLength(text), inode: stat?.signature.split(':')[0] ?? '' };
 }
 

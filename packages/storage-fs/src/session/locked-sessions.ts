@@ -8,6 +8,7 @@ import { appendIndexSegment, catchUpIndexFile, type IndexFileState, loadIndexFil
 import { eventNotFound, IndexMismatch } from './session-errors.js';
 import { type SessionPaths, sessionPaths } from './session-paths.js';
 import { SessionIndex } from './session-index.js';
+import { lstatQuick } from '../fs/stat-now.js';
 
 /**
  * Most sessions whose index this process keeps; the least recently used one is dropped beyond it
@@ -61,7 +62,7 @@ export class LockedSessions {
    * @throws the fs layer's error when `lstat` fails for a reason other than absence
    */
   async exists(sessionId: string): Promise<boolean> {
-    return (await this.#options.fs.lstat(this.paths(sessionId).events))?.kind === 'file';
+    return (await lstatQuick(this.#options.fs, this.paths(sessionId).events))?.kind === 'file';
   }
 
   /**
@@ -88,14 +89,16 @@ export class LockedSessions {
    * store never follows links, so a linked folder copied into the data dir cannot carry the log,
    * its lock or its index outside.
    * @param sessionId - an already validated session id
+   * @returns true when the folder exists
    * @throws {KernelStorageError} SESSION_CORRUPT naming the folder
    */
-  async assertRealFolder(sessionId: string): Promise<void> {
+  async assertRealFolder(sessionId: string): Promise<boolean> {
     const dir = this.paths(sessionId).dir;
-    const stat = await this.#options.fs.lstat(dir);
+    const stat = await lstatQuick(this.#options.fs, dir);
     if (stat && stat.kind !== 'directory') {
       throw new KernelStorageError('SESSION_CORRUPT', `${dir} is not a real folder (symbolic links are never followed); replace it with a real folder or delete the session`);
     }
+    return stat !== undefined;
   }
 
   /**
@@ -115,7 +118,7 @@ export class LockedSessions {
     if (state) {
       const paths = this.paths(sessionId);
       try {
-        const stat = await this.#options.fs.lstat(paths.events);
+        const stat = await lstatQuick(this.#options.fs, paths.events);
         if (stat?.kind === 'file' && state.index.describes(stat)) {
           this.#states.delete(sessionId);
           this.#states.set(sessionId, state);
@@ -146,19 +149,20 @@ export class LockedSessions {
    * date. When the index came from `index.jsonl` and turns out not to match the log (a line is
    * not the indexed event), it is rebuilt by one scan and a read-only `work` runs again.
    * @param sessionId - the session (its folder must exist)
-   * @param options - `retry`: whether `work` is read-only and may run a second time
+   * @param options - `retry`: whether `work` is read-only and may run a second time;
+   * `folderChecked`: the caller just ran {@link LockedSessions.assertRealFolder} (not repeated)
    * @param work - the work
    * @returns the work's result
    * @throws {KernelStorageError} SESSION_EVENT_NOT_FOUND (folder gone), SESSION_CORRUPT, STORAGE_IO,
    * or what `work` throws
    */
-  async locked<T>(sessionId: string, options: { retry: boolean }, work: LockedWork<T>): Promise<T> {
+  async locked<T>(sessionId: string, options: { retry: boolean; folderChecked?: boolean }, work: LockedWork<T>): Promise<T> {
     const fs = this.#options.fs;
     const paths = this.paths(sessionId);
     return this.#queue.run(sessionId, async () => {
       const onMissing = () => eventNotFound(sessionId, '(session folder)');
       try {
-        await this.assertRealFolder(sessionId);
+        if (!options.folderChecked) await this.assertRealFolder(sessionId);
         return await withFileLock(fs, paths.lock, { onMissing, timeoutMs: this.#options.lockTimeoutMs, leaseMs: this.#options.lockLeaseMs }, async (lock) => {
           const repair = () => lock.assertHeld('cutting a torn last line');
           let state = this.#states.get(sessionId);

@@ -5,6 +5,7 @@ import { readFileBytes } from '../fs/read-file.js';
 import { type EntryStat, errorCode, type StorageFs } from '../fs/storage-fs.js';
 import { parseEventLine, sequenceOf } from './event-lines.js';
 import { type KnownLine, sha256 } from './index-file.js';
+import { lstatQuick } from '../fs/stat-now.js';
 
 /** `session.json`, written when a session is created by branch or import. */
 export const SessionMetaSchema = z.object({
@@ -63,7 +64,7 @@ export class SessionIndex {
    * @throws {KernelStorageError} SESSION_CORRUPT when a complete line is damaged; STORAGE_IO when the lock was lost
    */
   async refresh(fs: StorageFs, eventsPath: string, metaPath: string, repair?: () => Promise<void>, seed?: SeedIndex): Promise<void> {
-    const stat = await fs.lstat(eventsPath);
+    const stat = await lstatQuick(fs, eventsPath);
     const inode = stat?.signature.split(':')[0] ?? '';
     if (!stat || inode !== this.#inode || stat.size < this.size) {
       await this.#reset(fs, metaPath, inode);
@@ -105,6 +106,20 @@ export class SessionIndex {
    */
   describes(stat: EntryStat): boolean {
     return this.#inode !== '' && stat.size === this.size && stat.signature.split(':')[0] === this.#inode;
+  }
+
+  /**
+   * Learns the inode of a log this process just created with its first append (under the lock,
+   * before {@link SessionIndex.addAppended}), when the file holds exactly those bytes.
+   * @param stat - the new log's `lstat`
+   * @param appended - bytes of the first append
+   */
+  adoptCreatedFile(stat: EntryStat, appended: number): void {
+    if (this.#inode !== '' || this.size !== 0 || stat.kind !== 'file' || stat.size !== appended) return;
+    this.#inode = stat.signature.split(':')[0] ?? '';
+    // Like spans from the persisted index, these were not scanned from the log: a line that turns
+    // out not to be the indexed event (a same-size edit in place) rebuilds the index by one scan.
+    this.seeded = true;
   }
 
   /**

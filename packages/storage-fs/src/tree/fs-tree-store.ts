@@ -7,15 +7,18 @@ import { type HeldLock, withFileLock } from '../fs/file-lock.js';
 import { KeyedQueue } from '../fs/keyed-queue.js';
 import { mapLimited } from '../fs/map-limited.js';
 import { readFileBytes } from '../fs/read-file.js';
-import type { StorageFs } from '../fs/storage-fs.js';
+import type { EntryStat, StorageFs } from '../fs/storage-fs.js';
 import { assertWritablePath } from './safe-paths.js';
 import { createTree, deleteTree, listTrees } from './tree-lifecycle.js';
 import { type TreeLayout, treeLayout } from './tree-layout.js';
+import { statVouchesForContent } from './racy-stat.js';
+import { TreeContentsCache } from './tree-contents-cache.js';
 import { type FileEntry, MAX_APPEND_CHARS, readRecord, type TreeRecord } from './tree-record.js';
 import { detectDrift, scanTree } from './tree-scan.js';
 import { SettledMarkers } from './settled-markers.js';
 import { sweepTemps } from '../fs/sweep-temps.js';
-import { applyChange, type LockGuard, recoverIntent } from './tree-transaction.js';
+import { applyChange, type LockGuard, recoverIntent, type TreeChange } from './tree-transaction.js';
+import { lstatQuick } from '../fs/stat-now.js';
 
 /** Options for {@link FsTreeStore}. */
 export interface FsTreeStoreOptions {
@@ -51,6 +54,20 @@ interface TreeState {
    * per turn), and written with the next record.
    */
   readonly hashes: Map<string, FileEntry>;
+  /**
+   * The commit record as last read, with the stat signature `record.json` had then (records are
+   * only ever replaced by a rename, so an unchanged signature is an unchanged record unless it
+   * changed within the clock's granularity, when `vouched` is false and it is read again).
+   */
+  record?: { readonly signature: string; readonly record: TreeRecord; readonly vouched: boolean };
+}
+
+/** What the scan under the lock found: when it started, and the files it read to confirm edits. */
+interface LockedScan {
+  /** `Date.now()` before the scan (see `statVouchesForContent`). */
+  readonly startedAt: number;
+  /** Contents read while confirming edits. */
+  readonly read: ReadonlyMap<string, string>;
 }
 
 /**
@@ -62,6 +79,7 @@ export class FsTreeStore implements TreeStore {
   readonly #options: FsTreeStoreOptions;
   readonly #queue = new KeyedQueue();
   readonly #states = new Map<string, TreeState>();
+  readonly #contents = new TreeContentsCache();
 
   /** @param options - where trees live and which fs layer to use */
   constructor(options: FsTreeStoreOptions) {
@@ -93,14 +111,92 @@ export class FsTreeStore implements TreeStore {
    */
   async read(treeId: string): Promise<TreeSnapshot> {
     validateTreeId(treeId);
-    return this.#locked(treeId, async (layout, record) => {
-      const { files, record: filled } = await readAll(this.#options.fs, layout, record);
-      if (filled !== record) {
-        const { hashes } = this.#state(treeId);
-        for (const [path, entry] of Object.entries(filled.files)) if (record.files[path]?.sha256 === null) hashes.set(path, entry);
-      }
-      return { treeId, revision: record.revision, files };
+    try {
+      const quiet = await this.#readQuietly(treeId);
+      if (quiet) return quiet;
+    } catch {
+      // Anything unexpected (a damaged record, a folder vanishing mid-scan): the locked path reports it.
+    }
+    return this.#locked(treeId, async (layout, record, _guard, scan) => {
+      const files = await this.#contentsOf(layout, record, scan.read);
+      this.#contents.remember(treeId, files, scan.startedAt);
+      return { treeId, revision: record.revision, files: textsOf(files) };
     });
+  }
+
+  /**
+   * The tree without its lock, when nothing changed since this process last held it: no change
+   * in progress, the same commit record, and every file's stat signature the record's (a stat
+   * per file and a listing per folder: an editor's save is seen). Files are then taken from
+   * memory where their signature vouches for the content, and only the others are read. A
+   * commit by another process meanwhile is caught afterwards (its intent appears before it
+   * touches a file, its record after), and the locked path runs instead.
+   * @returns the snapshot, or undefined when the locked path must run
+   */
+  async #readQuietly(treeId: string): Promise<TreeSnapshot | undefined> {
+    const state = this.#states.get(treeId);
+    // First use in this process: the locked path recovers and sweeps first.
+    if (!state?.swept) return undefined;
+    const layout = this.#layout(treeId);
+    const fs = this.#options.fs;
+    const startedAt = Date.now();
+    const quiet = await this.#quietRecord(layout, state, startedAt);
+    if (!quiet) return undefined;
+    const record = withKnownHashes(quiet.record, state.hashes);
+    if (!matchesRecord(await scanTree(fs, layout.dir), record)) return undefined;
+    const files = await this.#contentsOf(layout, record, new Map());
+    if ([...files.values()].some((file) => file.wasRead)) {
+      const [intent, recordNow] = await Promise.all([lstatQuick(fs, layout.intentPath), lstatQuick(fs, layout.recordPath)]);
+      if (intent || recordNow?.signature !== quiet.signature) return undefined;
+    }
+    this.#contents.remember(treeId, files, startedAt);
+    this.#state(treeId);
+    return { treeId, revision: record.revision, files: textsOf(files) };
+  }
+
+  /**
+   * Every file of a record: from `read` (just read to confirm an edit), from memory where the
+   * signature vouches for it, else read now (several at once). Hashes the record lacks (after an
+   * append) are computed from the content and kept in memory, never written on a read.
+   */
+  async #contentsOf(layout: TreeLayout, record: TreeRecord, read: ReadonlyMap<string, string>): Promise<Map<string, ReadFile>> {
+    const entries = Object.entries(record.files);
+    const fs = this.#options.fs;
+    const files = await mapLimited(entries, PARALLEL_READS, async ([path, entry]): Promise<ReadFile> => {
+      const known = read.get(path) ?? this.#contents.get(layout.treeId, path, entry.signature);
+      if (known !== undefined) return { signature: entry.signature, content: known, wasRead: false };
+      return { signature: entry.signature, content: (await readFileBytes(fs, join(layout.dir, path))).toString('utf8'), wasRead: true };
+    });
+    const { hashes } = this.#state(layout.treeId);
+    const byPath = new Map<string, ReadFile>();
+    entries.forEach(([path, entry], at) => {
+      const file = files[at] as ReadFile;
+      byPath.set(path, file);
+      if (entry.sha256 === null) hashes.set(path, { sha256: sha256Hex(file.content), signature: entry.signature });
+    });
+    return byPath;
+  }
+
+  /**
+   * The commit record, read without the lock, when no change is in progress: from memory while
+   * `record.json` has the signature it was read with and that signature vouches for it.
+   * @returns the record and `record.json`'s signature, or undefined when the locked path must run
+   */
+  async #quietRecord(layout: TreeLayout, state: TreeState | undefined, startedAt: number): Promise<{ record: TreeRecord; signature: string } | undefined> {
+    const fs = this.#options.fs;
+    // The private folder must be a real folder too, or the record would be read through a link.
+    const [dirStat, metaStat, intentStat, recordStat] = await Promise.all([lstatQuick(fs, layout.dir), lstatQuick(fs, layout.metaDir), lstatQuick(fs, layout.intentPath), lstatQuick(fs, layout.recordPath)]);
+    if (dirStat?.kind !== 'directory' || metaStat?.kind !== 'directory' || intentStat || recordStat?.kind !== 'file') return undefined;
+    return { record: await this.#recordAt(layout, state, recordStat, startedAt), signature: recordStat.signature };
+  }
+
+  /** The record from memory when `stat` is the signature it was read with (and vouches for it), else read and remembered. */
+  async #recordAt(layout: TreeLayout, state: TreeState | undefined, stat: EntryStat, startedAt: number): Promise<TreeRecord> {
+    const known = state?.record;
+    if (known?.vouched && known.signature === stat.signature) return known.record;
+    const record = await readRecord(this.#options.fs, layout, stat);
+    if (state) state.record = { signature: stat.signature, record, vouched: statVouchesForContent(stat.signature, startedAt) };
+    return record;
   }
 
   /**
@@ -117,15 +213,10 @@ export class FsTreeStore implements TreeStore {
     const layout = this.#layout(treeId);
     const fs = this.#options.fs;
     try {
-      const dirStat = await fs.lstat(layout.dir);
-      if (dirStat?.kind === 'directory' && !(await fs.lstat(layout.intentPath))) {
-        // Lock-free: records are replaced atomically, and a commit finishing meanwhile changes a
-        // stat signature (new inode or size), which sends us down the locked path below.
-        const record = await readRecord(fs, layout);
-        const signatures = await scanTree(fs, layout.dir);
-        const entries = Object.entries(record.files);
-        if (signatures.size === entries.length && entries.every(([path, entry]) => signatures.get(path) === entry.signature)) return record.revision;
-      }
+      // Lock-free: records are replaced atomically, and a commit finishing meanwhile changes a
+      // stat signature (new inode or size), which sends us down the locked path below.
+      const quiet = await this.#quietRecord(layout, this.#states.get(treeId), Date.now());
+      if (quiet && matchesRecord(await scanTree(fs, layout.dir), quiet.record)) return quiet.record.revision;
     } catch {
       // Anything unexpected (a damaged record, a folder vanishing mid-scan): the locked path reports it.
     }
@@ -145,7 +236,7 @@ export class FsTreeStore implements TreeStore {
     validateTreeId(treeId);
     const { baseRevision, writes: checked } = validateTreeCommit(change);
     const writes = new Map<string, string | null>(checked);
-    return this.#locked(treeId, async (layout, record, guard) => {
+    return this.#locked(treeId, async (layout, record, guard, scan) => {
       if (baseRevision !== record.revision) throw new RevisionConflictError(treeId, baseRevision, record.revision);
       for (const path of writes.keys()) await assertWritablePath(this.#options.fs, layout.dir, path);
       const revision = record.revision + 1;
@@ -157,8 +248,13 @@ export class FsTreeStore implements TreeStore {
         else files[path] = sha256Hex(content);
       }
       const change = { revision, writes: next, appends: [], files, settled: null, signatures: signaturesOf(record) };
-      const written = await applyChange(this.#options.fs, layout, this.#state(treeId).markers, change, guard);
-      return { treeId, revision, files: (await readAll(this.#options.fs, layout, written)).files };
+      const written = await this.#apply(layout, change, guard);
+      // The files just written are known; the others come from memory where their stat vouches for them.
+      const known = new Map(scan.read);
+      for (const [path, content] of next) if (content !== null) known.set(path, content);
+      const contents = await this.#contentsOf(layout, written, known);
+      this.#contents.remember(treeId, contents, scan.startedAt);
+      return { treeId, revision, files: textsOf(contents) };
     });
   }
 
@@ -195,9 +291,12 @@ export class FsTreeStore implements TreeStore {
       for (const [path, entry] of Object.entries(record.files)) files[path] = entry.sha256;
       for (const [path, text] of appends) {
         await assertWritablePath(fs, layout.dir, path);
-        const baseSize = (await fs.lstat(join(layout.dir, path)))?.size ?? 0;
-        // Only the last byte decides the separator: the history itself is never reread.
-        const lastByte = baseSize > 0 ? (await readFileBytes(fs, join(layout.dir, path), baseSize - 1, baseSize)).toString('latin1') : '';
+        const stat = await lstatQuick(fs, join(layout.dir, path));
+        const baseSize = stat?.size ?? 0;
+        // Only the last character decides the separator: the history itself is never reread
+        // (its last byte is read, or taken from the content in memory when its stat vouches for it).
+        const cached = stat ? this.#contents.get(treeId, path, stat.signature) : undefined;
+        const lastByte = baseSize === 0 ? '' : cached !== undefined ? cached.slice(-1) : (await readFileBytes(fs, join(layout.dir, path), baseSize - 1, baseSize)).toString('latin1');
         blocks.push({ path, baseSize, text: appendSettleBlock(lastByte, marker, text).slice(lastByte.length) });
         files[path] = null;
       }
@@ -205,7 +304,7 @@ export class FsTreeStore implements TreeStore {
       const appendsToManifest = appends.some(([path]) => path === MANIFEST_PATH);
       const writes = appendsToManifest ? new Map<string, string | null>() : await this.#stampManifest(layout, record, new Map(), revision);
       for (const [path, content] of writes) if (content !== null) files[path] = sha256Hex(content);
-      await applyChange(fs, layout, markers, { revision, writes, appends: blocks, files, settled: { marker, digest }, signatures: signaturesOf(record) }, guard);
+      await this.#apply(layout, { revision, writes, appends: blocks, files, settled: { marker, digest }, signatures: signaturesOf(record) }, guard);
       return { applied: true, revision };
     });
   }
@@ -231,6 +330,7 @@ export class FsTreeStore implements TreeStore {
     return this.#queue.run(treeId, async () => {
       const removed = await deleteTree(this.#options.fs, this.#options.dir, layout);
       this.#states.delete(treeId);
+      this.#contents.forget(treeId);
       return removed;
     });
   }
@@ -243,7 +343,11 @@ export class FsTreeStore implements TreeStore {
     let current = planned;
     if (current === undefined) {
       if (!record.files[MANIFEST_PATH]) return next;
-      current = (await readFileBytes(this.#options.fs, join(layout.dir, MANIFEST_PATH))).toString('utf8');
+      const path = join(layout.dir, MANIFEST_PATH);
+      // Read under the lock right before it is replaced (a player's save is kept), or taken from
+      // memory when a fresh stat still vouches for the content there.
+      const candidate = this.#contents.has(layout.treeId, MANIFEST_PATH) ? await lstatQuick(this.#options.fs, path) : undefined;
+      current = (candidate?.kind === 'file' ? this.#contents.get(layout.treeId, MANIFEST_PATH, candidate.signature) : undefined) ?? (await readFileBytes(this.#options.fs, path)).toString('utf8');
     }
     const stamped = stampManifestRevision(current, revision);
     if (stamped !== current || planned !== undefined) next.set(MANIFEST_PATH, stamped);
@@ -254,15 +358,15 @@ export class FsTreeStore implements TreeStore {
    * Runs `work` in the tree's queue and lock, after recovering an interrupted change, sweeping
    * temps (first time per process) and absorbing external edits as their own revision.
    */
-  async #locked<T>(treeId: string, work: (layout: TreeLayout, record: TreeRecord, guard: LockGuard) => Promise<T>): Promise<T> {
+  async #locked<T>(treeId: string, work: (layout: TreeLayout, record: TreeRecord, guard: LockGuard, scan: LockedScan) => Promise<T>): Promise<T> {
     const layout = this.#layout(treeId);
     const fs = this.#options.fs;
     return this.#queue.run(treeId, async () => {
-      const dirStat = await fs.lstat(layout.dir);
+      const dirStat = await lstatQuick(fs, layout.dir);
       if (!dirStat) throw new KernelStorageError('TREE_NOT_FOUND', `There is no "${treeId}"`);
       if (dirStat.kind !== 'directory') throw new KernelStorageError('TREE_CORRUPT', `${layout.dir} is not a real folder (symlinks are refused)`);
       // The private folder too: a linked `.troupe` would carry the lock, temps and records outside.
-      const metaStat = await fs.lstat(layout.metaDir);
+      const metaStat = await lstatQuick(fs, layout.metaDir);
       if (metaStat && metaStat.kind !== 'directory') {
         throw new KernelStorageError('TREE_CORRUPT', `${layout.metaDir} is not a real folder (symlinks are refused); replace it with a real folder or delete the workspace`);
       }
@@ -277,8 +381,17 @@ export class FsTreeStore implements TreeStore {
             await sweepTemps(fs, layout.dir);
             state.swept = true;
           }
-          const record = await this.#absorbExternalEdits(layout, withKnownHashes(recovered ?? (await readRecord(fs, layout)), state.hashes), guard);
-          return await work(layout, record, guard);
+          const startedAt = Date.now();
+          let record: TreeRecord;
+          if (recovered) {
+            state.record = undefined;
+            record = recovered;
+          } else {
+            const stat = await lstatQuick(fs, layout.recordPath);
+            record = stat?.kind === 'file' ? await this.#recordAt(layout, state, stat, startedAt) : await readRecord(fs, layout);
+          }
+          const absorbed = await this.#absorbExternalEdits(layout, withKnownHashes(record, state.hashes), guard);
+          return await work(layout, absorbed.record, guard, { startedAt, read: absorbed.read });
         });
       } catch (error) {
         throw asIoError(error, `Storage failure in "${treeId}"`);
@@ -287,17 +400,27 @@ export class FsTreeStore implements TreeStore {
   }
 
   /** Player edits (detected by stat signature, confirmed by hash) become their own revision. */
-  async #absorbExternalEdits(layout: TreeLayout, record: TreeRecord, guard: LockGuard): Promise<TreeRecord> {
+  async #absorbExternalEdits(layout: TreeLayout, record: TreeRecord, guard: LockGuard): Promise<{ record: TreeRecord; read: ReadonlyMap<string, string> }> {
     const drift = await detectDrift(this.#options.fs, layout.dir, record);
     // Not edited: the same hashes, with the signatures just scanned (a touched file's is new).
-    if (!drift.edited) return { ...record, files: drift.files };
+    if (!drift.edited) return { record: { ...record, files: drift.files }, read: drift.read };
     const revision = record.revision + 1;
     const files: Record<string, string | null> = {};
     for (const [path, entry] of Object.entries(drift.files)) files[path] = entry.sha256;
     const writes = await this.#stampManifest(layout, { ...record, files: drift.files }, new Map(), revision);
     for (const [path, content] of writes) if (content !== null) files[path] = sha256Hex(content);
+    const written = await this.#apply(layout, { revision, writes, appends: [], files, settled: null, signatures: signaturesOf(drift) }, guard);
+    // The manifest was just restamped: only what the drift check read is still the files' content.
+    const read = new Map(drift.read);
+    for (const path of writes.keys()) read.delete(path);
+    return { record: written, read };
+  }
+
+  /** Applies a change (see `applyChange`); `record.json` is rewritten, so its remembered copy is dropped. */
+  async #apply(layout: TreeLayout, change: TreeChange, guard: LockGuard): Promise<TreeRecord> {
     const state = this.#state(layout.treeId);
-    return applyChange(this.#options.fs, layout, state.markers, { revision, writes, appends: [], files, settled: null, signatures: signaturesOf(drift) }, guard);
+    state.record = undefined;
+    return applyChange(this.#options.fs, layout, state.markers, change, guard);
   }
 
   #layout(treeId: string): TreeLayout {
@@ -343,19 +466,22 @@ function withKnownHashes(record: TreeRecord, known: Map<string, FileEntry>): Tre
   return filled;
 }
 
-/** Reads every file of the tree (several at once), filling in hashes the record lacks (returns a new record then). */
-async function readAll(fs: StorageFs, layout: TreeLayout, record: TreeRecord): Promise<{ files: Record<string, string>; record: TreeRecord }> {
+/** A file's content with the signature it belongs to, and whether it was just read from disk. */
+interface ReadFile {
+  readonly signature: string;
+  readonly content: string;
+  readonly wasRead: boolean;
+}
+
+/** Path → text of the files read. */
+function textsOf(files: ReadonlyMap<string, ReadFile>): Record<string, string> {
+  const texts: Record<string, string> = {};
+  for (const [path, file] of files) texts[path] = file.content;
+  return texts;
+}
+
+/** Whether a scan found exactly the record's files, each with its recorded signature (no edit, no change in progress). */
+function matchesRecord(scanned: ReadonlyMap<string, string>, record: TreeRecord): boolean {
   const entries = Object.entries(record.files);
-  const contents = await mapLimited(entries, PARALLEL_READS, async ([path]) => (await readFileBytes(fs, join(layout.dir, path))).toString('utf8'));
-  const files: Record<string, string> = {};
-  let filled = record;
-  entries.forEach(([path, entry], at) => {
-    const content = contents[at] ?? '';
-    files[path] = content;
-    if (entry.sha256 === null) {
-      if (filled === record) filled = { ...record, files: { ...record.files } };
-      filled.files[path] = { ...entry, sha256: sha256Hex(content) };
-    }
-  });
-  return { files, record: filled };
+  return scanned.size === entries.length && entries.every(([path, entry]) => scanned.get(path) === entry.signature);
 }

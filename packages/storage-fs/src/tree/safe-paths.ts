@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { KernelStorageError } from '@troupe/kernel';
 import { errorCode, type StorageFs } from '../fs/storage-fs.js';
+import { lstatQuick } from '../fs/stat-now.js';
 
 function symlinkRefused(path: string, at: string): KernelStorageError {
   return new KernelStorageError(
@@ -22,7 +23,7 @@ export async function assertWritablePath(fs: StorageFs, treeDir: string, relPath
   let current = treeDir;
   for (const [index, segment] of segments.entries()) {
     current = join(current, segment);
-    const stat = await fs.lstat(current);
+    const stat = await lstatQuick(fs, current);
     if (!stat) return; // the rest is created by the store as real folders
     const last = index === segments.length - 1;
     if (stat.kind === 'symlink' || stat.kind === 'other') throw symlinkRefused(relPath, segments.slice(0, index + 1).join('/'));
@@ -49,7 +50,7 @@ export async function ensureParentDirs(fs: StorageFs, treeDir: string, relPath: 
       await fs.fsyncDir(parent);
     } catch (error) {
       if (errorCode(error) !== 'EEXIST') throw error;
-      const stat = await fs.lstat(current);
+      const stat = await lstatQuick(fs, current);
       if (stat?.kind !== 'directory') throw symlinkRefused(relPath, segment);
     }
   }
@@ -62,7 +63,7 @@ export async function ensureParentDirs(fs: StorageFs, treeDir: string, relPath: 
  * @param path - absolute folder
  */
 export async function mkdirp(fs: StorageFs, path: string): Promise<void> {
-  const stat = await fs.lstat(path);
+  const stat = await lstatQuick(fs, path);
   if (stat?.kind === 'directory') return;
   const parent = join(path, '..');
   if (parent !== path) await mkdirp(fs, parent);

@@ -5,6 +5,7 @@ import { writeFully } from '../fs/atomic-write.js';
 import { readFileBytes } from '../fs/read-file.js';
 import { type StorageFs, WRITE_NOFOLLOW } from '../fs/storage-fs.js';
 import type { TreeLayout } from './tree-layout.js';
+import { lstatQuick } from '../fs/stat-now.js';
 
 // Untrusted like every store-private file: each line is checked, and the file's size is bounded.
 const MarkerLineSchema = z.object({
@@ -32,7 +33,7 @@ export class SettledMarkers {
    * @throws {KernelStorageError} TREE_CORRUPT when a complete line is not a marker record
    */
   async refresh(fs: StorageFs, layout: TreeLayout): Promise<void> {
-    const stat = await fs.lstat(layout.markersPath);
+    const stat = await lstatQuick(fs, layout.markersPath);
     const inode = stat?.signature.split(':')[0] ?? '';
     if (!stat || inode !== this.#inode || stat.size < this.#offset) {
       this.#digests.clear();
@@ -88,7 +89,7 @@ export class SettledMarkers {
     }
     if (this.#offset === 0) {
       await fs.fsyncDir(layout.metaDir);
-      this.#inode = (await fs.lstat(layout.markersPath))?.signature.split(':')[0] ?? '';
+      this.#inode = (await lstatQuick(fs, layout.markersPath))?.signature.split(':')[0] ?? '';
     }
     this.#offset += line.length;
     this.#digests.set(marker, digest);

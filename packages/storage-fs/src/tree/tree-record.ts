@@ -3,10 +3,11 @@ import { SETTLE_MARKER_PATTERN } from '@troupe/kernel/storage';
 import * as z from 'zod';
 import { atomicWriteFile } from '../fs/atomic-write.js';
 import { readFileBytes } from '../fs/read-file.js';
-import { errorCode, type StorageFs } from '../fs/storage-fs.js';
+import { type EntryStat, errorCode, type StorageFs } from '../fs/storage-fs.js';
 import { isTempName } from '../fs/temp-names.js';
 import type { TreeLayout } from './tree-layout.js';
 import { isTreePath } from './tree-paths.js';
+import { lstatQuick } from '../fs/stat-now.js';
 
 // Every store-private file is untrusted input: workspaces are copied, zipped, synced and put in
 // git, so `.troupe/` may hold anything. Each path goes through the same validation as a player
@@ -73,13 +74,14 @@ export type TreeIntent = z.infer<typeof TreeIntentSchema>;
  * @param fs - file-system layer
  * @param path - the file
  * @param schema - what it must contain
+ * @param known - the file's `lstat`, when the caller just took it (not taken again then)
  * @returns the parsed value, or undefined when the file does not exist
  * @throws {KernelStorageError} TREE_CORRUPT when it is not what the schema says
  */
-export async function readJsonFile<T>(fs: StorageFs, path: string, schema: z.ZodType<T>): Promise<T | undefined> {
+export async function readJsonFile<T>(fs: StorageFs, path: string, schema: z.ZodType<T>, known?: EntryStat): Promise<T | undefined> {
   let bytes: Buffer;
   try {
-    const stat = await fs.lstat(path);
+    const stat = known ?? (await lstatQuick(fs, path));
     if (!stat) return undefined;
     if (stat.kind !== 'file') throw new KernelStorageError('TREE_CORRUPT', `${path} is not a regular file (links are never followed); restore it from a backup or delete the workspace`);
     if (stat.size > MAX_PRIVATE_JSON_BYTES) throw new KernelStorageError('TREE_CORRUPT', `${path} is ${stat.size} bytes, more than a store file can be; restore it from a backup or delete the workspace`);
@@ -107,11 +109,12 @@ export async function readJsonFile<T>(fs: StorageFs, path: string, schema: z.Zod
  * Loads the commit record.
  * @param fs - file-system layer
  * @param layout - the tree
+ * @param known - the record's `lstat`, when the caller just took it
  * @returns the record
  * @throws {KernelStorageError} TREE_NOT_FOUND when missing, TREE_CORRUPT when unreadable
  */
-export async function readRecord(fs: StorageFs, layout: TreeLayout): Promise<TreeRecord> {
-  const record = await readJsonFile(fs, layout.recordPath, TreeRecordSchema);
+export async function readRecord(fs: StorageFs, layout: TreeLayout, known?: EntryStat): Promise<TreeRecord> {
+  const record = await readJsonFile(fs, layout.recordPath, TreeRecordSchema, known);
   if (!record) throw new KernelStorageError('TREE_NOT_FOUND', `There is no "${layout.treeId}"`);
   return record;
 }

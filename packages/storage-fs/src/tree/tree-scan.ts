@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { sha256Hex } from '@troupe/kernel/util';
 import { mapLimited } from '../fs/map-limited.js';
 import { readFileBytes } from '../fs/read-file.js';
+import { NotSynchronous, noteSyncStats, type QuickStats, quickStats } from '../fs/stat-now.js';
 import type { StorageFs } from '../fs/storage-fs.js';
 import { tempOwner } from '../fs/temp-names.js';
 import { META_FOLDER } from './tree-layout.js';
@@ -21,6 +22,17 @@ const PARALLEL_STATS = 16;
  * @returns path → stat signature
  */
 export async function scanTree(fs: StorageFs, treeDir: string): Promise<Map<string, string>> {
+  const quick = quickStats(fs);
+  if (quick) {
+    const startedAt = performance.now();
+    try {
+      return scanNow(quick, treeDir);
+    } catch (error) {
+      if (!(error instanceof NotSynchronous)) throw error;
+    } finally {
+      noteSyncStats(fs, startedAt);
+    }
+  }
   const found = new Map<string, string>();
   // Entries of one folder are stat'ed together and sub-folders walked together; the map is
   // still filled in sorted order, so records and snapshots list files the same way every time.
@@ -38,12 +50,39 @@ export async function scanTree(fs: StorageFs, treeDir: string): Promise<Map<stri
   return found;
 }
 
+/**
+ * {@link scanTree} with synchronous calls: one listing per folder (entry kinds included, so
+ * folders and links need no stat) and one `lstat` per file, in the same sorted order.
+ */
+function scanNow(quick: QuickStats, treeDir: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const walk = (dir: string, prefix: string, depth: number) => {
+    const entries = quick.readdir(dir).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const { name, kind } of entries) {
+      if (name === META_FOLDER || tempOwner(name) !== undefined) continue;
+      const rel = prefix === '' ? name : `${prefix}/${name}`;
+      if (kind === 'directory') {
+        if (depth < MAX_DEPTH) walk(join(dir, name), rel, depth + 1);
+        continue;
+      }
+      if (kind !== 'file' || !isTreePath(rel)) continue;
+      // The listing may be a moment old: the stat decides (a file replaced by a folder is skipped).
+      const stat = quick.lstat(join(dir, name));
+      if (stat?.kind === 'file') found.set(rel, stat.signature);
+    }
+  };
+  walk(treeDir, '', 1);
+  return found;
+}
+
 /** What differs between the commit record and the disk. */
 export interface TreeDrift {
   /** True when the player changed, added or removed files: absorb as a revision. */
   readonly edited: boolean;
   /** Entries for the files as on disk now (hash filled in for the ones that were read). */
   readonly files: TreeRecord['files'];
+  /** The content of every file read to confirm a change (so a read after it need not open it again). */
+  readonly read: ReadonlyMap<string, string>;
 }
 
 /**
@@ -59,16 +98,19 @@ export async function detectDrift(fs: StorageFs, treeDir: string, record: TreeRe
   const scanned = await scanTree(fs, treeDir);
   let edited = scanned.size !== Object.keys(record.files).length;
   const files: TreeRecord['files'] = {};
+  const read = new Map<string, string>();
   for (const [path, signature] of scanned) {
     const known = record.files[path];
     if (known && known.signature === signature) {
       files[path] = known;
       continue;
     }
-    const sha256 = sha256Hex((await readFileBytes(fs, join(treeDir, path))).toString('utf8'));
+    const content = (await readFileBytes(fs, join(treeDir, path))).toString('utf8');
+    const sha256 = sha256Hex(content);
+    read.set(path, content);
     files[path] = { sha256, signature };
     if (!known || known.sha256 !== sha256) edited = true;
   }
   for (const path of Object.keys(record.files)) if (!scanned.has(path)) edited = true;
-  return { edited, files };
+  return { edited, files, read };
 }

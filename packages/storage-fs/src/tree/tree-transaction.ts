@@ -7,6 +7,7 @@ import { assertWritablePath, ensureParentDirs } from './safe-paths.js';
 import type { TreeLayout } from './tree-layout.js';
 import { readJsonFile, type TreeIntent, TreeIntentSchema, type TreeRecord, writeRecord } from './tree-record.js';
 import type { SettledMarkers } from './settled-markers.js';
+import { lstatQuick } from '../fs/stat-now.js';
 
 /**
  * Checks the tree lock is still ours before a point of no return (see `HeldLock.assertHeld`).
@@ -120,7 +121,7 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
       continue;
     }
     const staged = join(layout.metaDir, stage);
-    if (!(await fs.lstat(staged))) continue; // moved before the crash
+    if (!(await lstatQuick(fs, staged))) continue; // moved before the crash
     const dir = await ensureParentDirs(fs, layout.dir, path);
     await fs.rename(staged, target);
     await fs.fsyncDir(dir);
@@ -162,7 +163,7 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
       files[path] = { sha256, signature: known };
       continue;
     }
-    const stat = await fs.lstat(join(layout.dir, path));
+    const stat = await lstatQuick(fs, join(layout.dir, path));
     if (stat?.kind === 'file') files[path] = { sha256, signature: stat.signature };
   }
   const record: TreeRecord = { format: 1, revision: intent.revision, files };
@@ -191,7 +192,7 @@ async function checkIntentTargets(fs: StorageFs, layout: TreeLayout, intent: Tre
   }
   for (const { path, stage } of intent.writes) {
     if (stage === null) continue;
-    const stat = await fs.lstat(join(layout.metaDir, stage));
+    const stat = await lstatQuick(fs, join(layout.metaDir, stage));
     if (stat && stat.kind !== 'file') throw refuse(path, `its staged copy ${stage} is not a regular file`);
   }
 }
