@@ -167,7 +167,8 @@ async function runStage<T>(
  * @throws {StoryError} STORY_STAGE_OUTPUT_INVALID naming the first bad field (`output` for a JSON syntax error)
  */
 export function parseJsonOutput<S extends z.ZodType>(text: string, schema: S, stage: string): z.output<S> {
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
+  // Most answers are bare JSON: the fence pattern runs only on text that has a fence.
+  const fenced = text.includes('```') ? /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text) : null;
   let value: unknown;
   try {
     value = JSON.parse(fenced ? (fenced[1] ?? '') : text);

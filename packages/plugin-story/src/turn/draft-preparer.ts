@@ -79,8 +79,10 @@ export class StoryDraftPreparer {
     // finishes the turn later from the log and this says where it settles.
     emit(STORY_EVENTS.turnWorkspace, { workspaceId }, settleMarker(ctx.turnId, ctx.step));
     const key = draftKey(ctx.turnId, ctx.step, workspaceId, snapshot.revision);
-    const replay = PreparedDraftSchema.safeParse((await ctx.events.findLatest({ type: STORY_EVENTS.draftPrepared, key }))?.data);
-    if (replay.success) {
+    // Nearly every turn has nothing to replay: no schema check (and no failed parse) then.
+    const prepared = await ctx.events.findLatest({ type: STORY_EVENTS.draftPrepared, key });
+    const replay = prepared ? PreparedDraftSchema.safeParse(prepared.data) : undefined;
+    if (replay?.success) {
       ctx.set(contextKeys.storyDraft, replay.data);
       emit(STORY_EVENTS.draftReplayed, { key, workspaceId, revision: snapshot.revision });
       return;
