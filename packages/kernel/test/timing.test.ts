@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { ManualClock } from '@troupe/kernel/testing';
-import { pollOnGrid, retryWithDelays, runWithin } from '@troupe/kernel/util';
+import { type LazySignal, pollOnGrid, retryWithDelays, runWithin, runWithinLazily } from '@troupe/kernel/util';
 import { describe, expect, it } from 'vitest';
 import { rejectionOf } from './helpers.js';
 
@@ -97,6 +97,36 @@ describe('runWithin', () => {
       throw failure;
     });
     expect(await rejectionOf(thrown)).toBe(failure);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe('runWithinLazily', () => {
+  it('makes the signal when read: read early it aborts at the limit, read late it is already aborted, and cancel gives its reason', async () => {
+    const clock = new ManualClock();
+    const holders: LazySignal[] = [];
+    const hang = (lazy: LazySignal) => {
+      holders.push(lazy);
+      return new Promise<never>(() => {});
+    };
+    const early = rejectionOf(runWithinLazily(clock, 100, new AbortController().signal, timeoutError, (lazy) => {
+      const { signal } = lazy;
+      expect(signal.aborted).toBe(false);
+      return hang(lazy);
+    }));
+    const late = rejectionOf(runWithinLazily(clock, 100, new AbortController().signal, timeoutError, hang));
+    await clock.advance(100);
+    expect(((await early) as Error).message).toBe('too slow');
+    expect(((await late) as Error).message).toBe('too slow');
+    expect(holders.map((lazy) => (lazy.signal.reason as DOMException).name)).toEqual(['TimeoutError', 'TimeoutError']);
+    const caller = new AbortController();
+    const reason = new Error('stop');
+    const cancelled = rejectionOf(runWithinLazily(clock, 100, caller.signal, timeoutError, hang));
+    caller.abort(reason);
+    expect(await cancelled).toBe(reason);
+    expect(holders[2]?.signal.reason).toBe(reason);
+    expect(await runWithinLazily(clock, 100, caller.signal, timeoutError, async () => 'unused').catch((error: unknown) => error)).toBe(reason);
+    expect(await runWithinLazily(clock, 100, new AbortController().signal, timeoutError, async () => 'ok')).toBe('ok');
     expect(clock.pendingTimers).toBe(0);
   });
 });

@@ -102,4 +102,33 @@ describe('the story preparation deadline', () => {
     expect(await sessionLog.read('s1')).toHaveLength(before);
     expect(clock.pendingTimers).toBe(0);
   });
+
+  it("a hanging stage's own request signal aborts: a TimeoutError at its limit, the player's reason on cancel", async () => {
+    const clock = new ManualClock();
+    const trees = new MemoryTreeStore();
+    await seedWorkspace(trees);
+    const signals: AbortSignal[] = [];
+    const hangOn = (request: { signal: AbortSignal }) => {
+      signals.push(request.signal);
+      return new Promise<string>(() => {});
+    };
+    const model = storyModel({ 'story/research': [hangOn], 'story/character': [hangOn] });
+    const test = await createTestHarness({ trees, model, clock, plugins: [storyPlugin()] });
+    await selectStoryWorkspace(test.sessionLog, 's1', 'tale');
+    const controller = new AbortController();
+    const reason = new Error('player cancelled');
+    const turn = test.harness.runTurn({ sessionId: 's1', text: 'go', turnId: 't1' }, { signal: controller.signal });
+    const rejected = turn.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // Research hangs until its stage timeout; then the characters start and hang too.
+    while (signals.length < 2) await clock.advance(1_000);
+    expect((signals[0] as AbortSignal).reason).toMatchObject({ name: 'TimeoutError' });
+    expect(signals.slice(1).every((signal) => !signal.aborted)).toBe(true);
+    controller.abort(reason);
+    expect(await rejected).toBe(reason);
+    expect(signals.slice(1).map((signal) => signal.reason)).toEqual(signals.slice(1).map(() => reason));
+    expect(clock.pendingTimers).toBe(0);
+  });
 });

@@ -7,7 +7,8 @@ import { Duration, Clock as EffectClock, Effect, Schedule } from 'effect';
 import { abortReason } from '../abort.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 
-export { runWithin } from './run-within.js';
+export { runWithin, runWithinLazily } from './run-within.js';
+export type { LazySignal } from './run-within.js';
 
 /**
  * Runs `effect` with Effect's clock backed by `clock`, so its sleeps, timeouts and schedules use

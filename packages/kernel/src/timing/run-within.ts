@@ -20,7 +20,8 @@ import { type Clock, systemClock } from '../ports/clock.js';
  *
  * A job declared without a parameter (`() => chunks.next()`) is handed `cancel` itself and no
  * signal is made for it: an AbortSignal costs ≈ 5 µs to create on Node 20, and such a job has no
- * I/O to cut (mind that a rest or defaulted parameter also counts as none).
+ * I/O to cut (mind that a rest or defaulted parameter also counts as none). See also
+ * {@link runWithinLazily}.
  * @param clock - the harness clock (virtual in tests)
  * @param ms - the time allowed; `0` or less fails at once without starting the work
  * @param cancel - the caller's signal
@@ -30,10 +31,39 @@ import { type Clock, systemClock } from '../ports/clock.js';
  * @throws `onTimeout()`, the work's own failure, or the abort reason of `cancel`
  */
 export function runWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTimeout: () => unknown, work: (signal: AbortSignal) => PromiseLike<T>): Promise<T> {
+  return raceWithin(clock, ms, cancel, onTimeout, work.length > 0 ? (lazy) => work(lazy.signal) : () => work(cancel));
+}
+
+/** The signal of a job run by {@link runWithinLazily}: made the first time `signal` is read. */
+export interface LazySignal {
+  /** Aborts when the time is up (a `TimeoutError`) or the caller's signal aborts (its reason). */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * {@link runWithin} for a job that may not need its signal at all: the job gets a holder whose
+ * `signal` is made the first time it is read (an AbortSignal costs ≈ 5 µs on Node 20). A story
+ * stage passes the holder's getter on as `ChatRequest.signal`, so a model that never looks at
+ * the signal (a cached or instant answer) costs no signal, and one that passes it to `fetch`
+ * gets the same signal as through `runWithin`. Read after the call settled, the signal is
+ * already aborted if the call ended by its limit or cancellation.
+ * @param clock - the harness clock (virtual in tests)
+ * @param ms - the time allowed; `0` or less fails at once without starting the work
+ * @param cancel - the caller's signal
+ * @param onTimeout - the error to reject with at the limit (called at most once)
+ * @param work - the job, given the holder of its signal
+ * @returns the work's value
+ * @throws `onTimeout()`, the work's own failure, or the abort reason of `cancel`
+ */
+export function runWithinLazily<T>(clock: Clock, ms: number, cancel: AbortSignal, onTimeout: () => unknown, work: (lazy: LazySignal) => PromiseLike<T>): Promise<T> {
+  return raceWithin(clock, ms, cancel, onTimeout, work);
+}
+
+function raceWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTimeout: () => unknown, work: (lazy: LazySignal) => PromiseLike<T>): Promise<T> {
   if (cancel.aborted) return Promise.reject(abortReason(cancel));
   if (ms <= 0) return Promise.reject(onTimeout());
   return new Promise<T>((resolve, reject) => {
-    const controller = work.length > 0 ? new AbortController() : undefined;
+    const lazy = new LazyWorkSignal(ms);
     let settled = false;
     // Ends the race once: the timer is cleared and the caller's signal loses its listener.
     const finish = (): boolean => {
@@ -46,7 +76,7 @@ export function runWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTi
     const onCancel = () => {
       if (!finish()) return;
       const reason = abortReason(cancel);
-      controller?.abort(reason);
+      lazy.abort(reason);
       reject(reason);
     };
     const onLimit = () => {
@@ -57,14 +87,14 @@ export function runWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTi
       } catch (thrown) {
         error = thrown;
       }
-      controller?.abort(new DOMException(`The time limit of ${ms} ms passed`, 'TimeoutError'));
+      lazy.abort(undefined);
       reject(error);
     };
     const stopTimer = startTimer(clock, ms, onLimit);
     cancel.addEventListener('abort', onCancel);
     let pending: PromiseLike<T>;
     try {
-      pending = work(controller?.signal ?? cancel);
+      pending = work(lazy);
     } catch (error) {
       if (finish()) reject(cancel.aborted ? abortReason(cancel) : error);
       return;
@@ -78,6 +108,36 @@ export function runWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTi
       },
     );
   });
+}
+
+/** The work's signal, made on first read; remembers an abort that came before it was made. */
+class LazyWorkSignal implements LazySignal {
+  readonly #ms: number;
+  #controller: AbortController | undefined;
+  // Set once the race ended by the limit (`undefined` reason: a TimeoutError) or a cancellation.
+  #aborted: { readonly reason: unknown } | undefined;
+
+  constructor(ms: number) {
+    this.#ms = ms;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason(this.#aborted.reason));
+    }
+    return this.#controller.signal;
+  }
+
+  /** Aborts the signal if it was made; else remembers why, for a late read. */
+  abort(reason: unknown): void {
+    this.#aborted = { reason };
+    this.#controller?.abort(this.#reason(reason));
+  }
+
+  #reason(reason: unknown): unknown {
+    return reason ?? new DOMException(`The time limit of ${this.#ms} ms passed`, 'TimeoutError');
+  }
 }
 
 /**

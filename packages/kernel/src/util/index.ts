@@ -4,7 +4,8 @@ export { sha256Hex } from '../ports/tree-rules.js';
 export { abortReason, followSignals, isAbortError, linkedController, raceAbort, throwIfAborted } from '../abort.js';
 export { extractJson, stripReasoning } from '../text/model-answer.js';
 export type { ExtractJsonOptions } from '../text/model-answer.js';
-export { pollOnGrid, retryWithDelays, runWithin } from '../timing/on-clock.js';
+export { pollOnGrid, retryWithDelays, runWithin, runWithinLazily } from '../timing/on-clock.js';
+export type { LazySignal } from '../timing/on-clock.js';
 // Work that outlives its caller (an app's background jobs), as Effect fibers in one scope that close() interrupts.
 export { FiberScope } from '../background/fiber-scope.js';
 export type { ScopedJob } from '../background/fiber-scope.js';

@@ -1,5 +1,5 @@
-import { type ChatMessage, type ChatModel, type Clock, formatIssues } from '@troupe/kernel';
-import { abortReason, describeError, formatIssuePath, runWithin } from '@troupe/kernel/util';
+import { type ChatMessage, type ChatModel, type ChatRequest, type Clock, formatIssues } from '@troupe/kernel';
+import { abortReason, describeError, formatIssuePath, type LazySignal, runWithinLazily } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { checkStagePrompt } from '../budget/fit-prompt.js';
 import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
@@ -109,6 +109,22 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
+/**
+ * The model request of a stage call. Its `signal` is a getter for the call's lazily made signal:
+ * a model that passes it to its HTTP call gets it as usual, one that never reads it (an instant
+ * or cached answer) costs no AbortSignal (≈ 5 µs each on Node 20, a dozen per story turn).
+ */
+function stageRequest(env: StageEnvironment, call: StageCall, json: { schema: Record<string, unknown>; name: string } | undefined, lazy: LazySignal): ChatRequest {
+  return {
+    messages: call.messages,
+    ...(json ? { json } : {}),
+    get signal() {
+      return lazy.signal;
+    },
+    meta: { stage: call.stage, sessionId: env.sessionId, turnId: env.turnId },
+  };
+}
+
 async function runStage<T>(
   env: StageEnvironment,
   call: StageCall,
@@ -129,13 +145,8 @@ async function runStage<T>(
     byDeadline ? deadlineError(env, call.stage) : new StoryError('STORY_STAGE_TIMEOUT', `${call.stage} did not answer within ${env.stageTimeoutMs} ms (pipeline.stageTimeoutMs)`);
   let text: string;
   try {
-    const response = await runWithin(env.clock, Math.min(untilDeadline, env.stageTimeoutMs), env.signal, limitError, (signal) =>
-      env.model.generate({
-        messages: call.messages,
-        ...(json ? { json } : {}),
-        signal,
-        meta: { stage: call.stage, sessionId: env.sessionId, turnId: env.turnId },
-      }),
+    const response = await runWithinLazily(env.clock, Math.min(untilDeadline, env.stageTimeoutMs), env.signal, limitError, (lazy) =>
+      env.model.generate(stageRequest(env, call, json, lazy)),
     );
     text = response.text;
   } catch (cause) {
