@@ -35,6 +35,21 @@ export function validateTreeId(treeId: string): void {
  * @throws {KernelStorageError} TREE_INVALID_PATH
  */
 export function validateTreePath(path: string): string {
+  const known = typeof path === 'string' ? validPaths.get(path) : undefined;
+  if (known !== undefined) return known;
+  const normalised = checkTreePath(path);
+  if (validPaths.size >= VALID_PATH_ENTRIES) validPaths.delete(validPaths.keys().next().value as string);
+  validPaths.set(path, normalised);
+  return normalised;
+}
+
+// Paths that passed lately, with their normal form: a tree's commits and settlements name the
+// same few files turn after turn (history.md, each knowledge.md), and the check is a pure
+// function of the text. Only valid paths are kept; bounded, oldest dropped first.
+const VALID_PATH_ENTRIES = 256;
+const validPaths = new Map<string, string>();
+
+function checkTreePath(path: string): string {
   const fail = (why: string): never => {
     throw new KernelStorageError('TREE_INVALID_PATH', `Invalid file path ${JSON.stringify(path)}: ${why}`);
   };
