@@ -98,12 +98,15 @@ export class FiberScope {
    * @returns the work's value
    * @throws the work's failure; the close reason once interrupted (or when already closed)
    */
-  async run<T>(controller: JobController, work: () => PromiseLike<T>, probeJobs?: number): Promise<T> {
+  run<T>(controller: JobController, work: () => PromiseLike<T>, probeJobs?: number): Promise<T> {
     if (this.#closed) return this.fork(controller, work).result;
-    const pending = work();
-    const soon = await settledSoon(pending, probeJobs);
-    if (soon) return soon.value;
-    return this.fork(controller, () => pending).result;
+    let pending: PromiseLike<T>;
+    try {
+      pending = work();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return settledSoon(pending, probeJobs).then((soon) => (soon ? soon.value : this.fork(controller, () => pending).result));
   }
 
   /** Settles when every job running now, and every job forked meanwhile, has ended. */

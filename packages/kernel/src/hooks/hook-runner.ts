@@ -135,34 +135,78 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /**
  * Runs a series waterfall: each handler receives the current value and may return a new one.
- * Handlers that answer synchronously run back to back, without a promise job between them.
- * @returns the final value
+ * Handlers that answer synchronously run back to back, without a promise job between them, and
+ * when all of them do the final value comes back as is (no promise to wait for).
+ * @returns the final value, or a promise of it once a handler returned a promise
  */
-export async function runWaterfall<K extends 'actorAssemble' | 'review'>(
+export function runWaterfall<K extends 'actorAssemble' | 'review'>(
   handlers: readonly RegisteredHandler<K>[],
   initial: Parameters<TurnHooks[K]>[0],
   state: TurnState,
   settings: HookRunnerSettings,
-): Promise<Parameters<TurnHooks[K]>[0]> {
+): Parameters<TurnHooks[K]>[0] | Promise<Parameters<TurnHooks[K]>[0]> {
   let current = initial;
   if (handlers.length === 0) return current;
   const watch: Stopwatch = { mark: performance.now() };
-  for (const registered of handlers) {
-    let outcome = callHandler(registered, current, state, settings, watch);
-    if (outcome instanceof Promise) outcome = await outcome;
-    if (outcome !== undefined && outcome !== null && !(outcome instanceof Degraded)) current = outcome as typeof current;
+  for (let index = 0; index < handlers.length; index++) {
+    const outcome = callHandler(handlers[index] as RegisteredHandler<K>, current, state, settings, watch);
+    if (outcome instanceof Promise) return finishWaterfall(handlers, index, outcome, current, state, settings, watch);
+    current = passedOn(current, outcome);
   }
   return current;
 }
 
+/** The rest of {@link runWaterfall} from the first handler that returned a promise. */
+async function finishWaterfall<K extends 'actorAssemble' | 'review'>(
+  handlers: readonly RegisteredHandler<K>[],
+  from: number,
+  pending: Promise<unknown>,
+  value: Parameters<TurnHooks[K]>[0],
+  state: TurnState,
+  settings: HookRunnerSettings,
+  watch: Stopwatch,
+): Promise<Parameters<TurnHooks[K]>[0]> {
+  let current = passedOn(value, await pending);
+  for (let index = from + 1; index < handlers.length; index++) {
+    let outcome = callHandler(handlers[index] as RegisteredHandler<K>, current, state, settings, watch);
+    if (outcome instanceof Promise) outcome = await outcome;
+    current = passedOn(current, outcome);
+  }
+  return current;
+}
+
+// A waterfall handler's result replaces the value unless it is empty or the handler degraded.
+function passedOn<T>(current: T, outcome: unknown): T {
+  return outcome !== undefined && outcome !== null && !(outcome instanceof Degraded) ? (outcome as T) : current;
+}
+
 /**
  * Runs handlers one after another for their effects (`preActor`).
+ * @returns nothing when every handler answered synchronously, else a promise of the rest
  */
-export async function runSeries(handlers: readonly RegisteredHandler<'preActor'>[], input: string, state: TurnState, settings: HookRunnerSettings): Promise<void> {
-  if (handlers.length === 0) return;
+export function runSeries(handlers: readonly RegisteredHandler<'preActor'>[], input: string, state: TurnState, settings: HookRunnerSettings): Promise<void> | undefined {
+  if (handlers.length === 0) return undefined;
   const watch: Stopwatch = { mark: performance.now() };
-  for (const registered of handlers) {
-    const outcome = callHandler(registered, input, state, settings, watch);
+  for (let index = 0; index < handlers.length; index++) {
+    const outcome = callHandler(handlers[index] as RegisteredHandler<'preActor'>, input, state, settings, watch);
+    if (outcome instanceof Promise) return finishSeries(handlers, index, outcome, input, state, settings, watch);
+  }
+  return undefined;
+}
+
+/** The rest of {@link runSeries} from the first handler that returned a promise. */
+async function finishSeries(
+  handlers: readonly RegisteredHandler<'preActor'>[],
+  from: number,
+  pending: Promise<unknown>,
+  input: string,
+  state: TurnState,
+  settings: HookRunnerSettings,
+  watch: Stopwatch,
+): Promise<void> {
+  await pending;
+  for (let index = from + 1; index < handlers.length; index++) {
+    const outcome = callHandler(handlers[index] as RegisteredHandler<'preActor'>, input, state, settings, watch);
     if (outcome instanceof Promise) await outcome;
   }
 }
@@ -171,14 +215,16 @@ export async function runSeries(handlers: readonly RegisteredHandler<'preActor'>
  * Runs `postReview` handlers in parallel, isolated: a failure never fails the turn. Failures are
  * recorded as `kernel/post-review-failed` events and returned. The turn signal still wins.
  * Every handler starts before any is waited for; only those that returned a promise are waited for.
- * @returns the wrapped errors of failed handlers, in handler order
+ * @returns the wrapped errors of failed handlers, in handler order (as is when every handler
+ *   answered synchronously, else a promise)
+ * @throws the turn's abort reason when the turn was aborted
  */
-export async function runIsolated(
+export function runIsolated(
   handlers: readonly RegisteredHandler<'postReview'>[],
   value: Parameters<TurnHooks['postReview']>[0],
   state: TurnState,
   settings: HookRunnerSettings,
-): Promise<KernelError[]> {
+): KernelError[] | Promise<KernelError[]> {
   if (handlers.length === 0) return [];
   const failures: { readonly index: number; readonly reason: unknown }[] = [];
   let pending: Promise<void>[] | undefined;
@@ -198,7 +244,12 @@ export async function runIsolated(
       failures.push({ index, reason });
     }
   }
-  if (pending) await Promise.all(pending);
+  if (pending) return Promise.all(pending).then(() => isolatedErrors(failures, state));
+  return isolatedErrors(failures, state);
+}
+
+/** Records and returns the failures of {@link runIsolated}, in handler order; the turn's abort wins. */
+function isolatedErrors(failures: { readonly index: number; readonly reason: unknown }[], state: TurnState): KernelError[] {
   const turn = state.init.abort;
   if (turn.aborted) throw turn.reason;
   if (failures.length === 0) return [];

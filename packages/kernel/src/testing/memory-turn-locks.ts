@@ -14,28 +14,50 @@ const ALWAYS_HELD: HeldSessionTurn = { assertHeld: async () => {} };
 export class MemoryTurnLocks implements SessionTurnLock {
   readonly #tails = new Map<string, Promise<void>>();
 
-  async lockSessionTurn<T>(sessionId: string, work: (turn: HeldSessionTurn) => Promise<T>, options: LockSessionTurnOptions = {}): Promise<T> {
-    validateSessionId(sessionId);
-    if (options.signal?.aborted) throw abortReason(options.signal);
+  lockSessionTurn<T>(sessionId: string, work: (turn: HeldSessionTurn) => Promise<T>, options: LockSessionTurnOptions = {}): Promise<T> {
+    try {
+      validateSessionId(sessionId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (options.signal?.aborted) return Promise.reject(abortReason(options.signal));
     const previous = this.#tails.get(sessionId);
+    return previous ? this.#waitThenRun(sessionId, previous, work, options.signal) : this.#runFree(sessionId, work);
+  }
+
+  // Nobody holds the session: the work runs at once and its own settling is the tail (the usual
+  // case, one promise and one callback: this runs for every turn on a MemorySessionLog).
+  #runFree<T>(sessionId: string, work: (turn: HeldSessionTurn) => Promise<T>): Promise<T> {
+    let running: Promise<T>;
+    try {
+      running = Promise.resolve(work(ALWAYS_HELD));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const forget = () => {
+      if (this.#tails.get(sessionId) === tail) this.#tails.delete(sessionId);
+    };
+    const tail: Promise<void> = running.then(forget, forget);
+    this.#tails.set(sessionId, tail);
+    return running;
+  }
+
+  async #waitThenRun<T>(sessionId: string, previous: Promise<void>, work: (turn: HeldSessionTurn) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     let release!: () => void;
     const mine = new Promise<void>((resolve) => {
       release = resolve;
     });
     // The next waiter waits for the holder before us as well as for us (we may leave early).
-    const tail = previous ? previous.then(() => mine) : mine;
+    const tail = previous.then(() => mine);
     this.#tails.set(sessionId, tail);
     void tail.then(() => {
       if (this.#tails.get(sessionId) === tail) this.#tails.delete(sessionId);
     });
-    // Nobody holds the session: no wait, so nothing to race against the signal.
-    if (previous) {
-      try {
-        await (options.signal ? raceAbort(previous, options.signal) : previous);
-      } catch (error) {
-        release();
-        throw error;
-      }
+    try {
+      await (signal ? raceAbort(previous, signal) : previous);
+    } catch (error) {
+      release();
+      throw error;
     }
     try {
       return await work(ALWAYS_HELD);

@@ -35,7 +35,7 @@ export function postReviewDoneKey(turnId: string, step: number): string {
  * (they then cost the second lookup once more).
  */
 export class FinishedCommits {
-  readonly #bySession = new Map<string, string>();
+  readonly #bySession = new Map<string, CommitMark>();
   readonly #max: number;
 
   /** @param max - sessions remembered (default 4 096) */
@@ -45,21 +45,20 @@ export class FinishedCommits {
 
   /** Whether `commit`'s postReview work is known to be done. */
   has(sessionId: string, commit: Pick<SessionEvent, 'id' | 'turnId' | 'step'>): boolean {
-    return this.#bySession.get(sessionId) === commitMark(commit);
+    const known = this.#bySession.get(sessionId);
+    return known !== undefined && known.id === commit.id && known.turnId === commit.turnId && known.step === commit.step;
   }
 
   /** Records that `commit`'s postReview work is done. */
   mark(sessionId: string, commit: Pick<SessionEvent, 'id' | 'turnId' | 'step'>): void {
     this.#bySession.delete(sessionId);
-    this.#bySession.set(sessionId, commitMark(commit));
+    this.#bySession.set(sessionId, { id: commit.id, turnId: commit.turnId, step: commit.step });
     if (this.#bySession.size > this.#max) this.#bySession.delete(this.#bySession.keys().next().value as string);
   }
 }
 
 // The event id alone could repeat if a store were wiped and refilled; with the turn it cannot.
-function commitMark(commit: Pick<SessionEvent, 'id' | 'turnId' | 'step'>): string {
-  return `${commit.id}/${commit.turnId}:${commit.step}`;
-}
+type CommitMark = Pick<SessionEvent, 'id' | 'turnId' | 'step'>;
 
 /**
  * Finds the session's latest committed turn and, when its postReview handlers never finished

@@ -46,6 +46,8 @@ export class HistoryCache {
   readonly #sessions = new Map<string, CachedSession>();
   readonly #log: SessionLog;
   readonly #capacity: number;
+  // The most recently used session (the last one inserted into `#sessions`).
+  #newest: string | undefined;
 
   /**
    * @param log - the session log
@@ -103,9 +105,12 @@ export class HistoryCache {
     if (session?.partial && !Number.isFinite(wanted)) session = undefined;
     if (session && !(await this.#catchUp(sessionId, session, wanted))) session = undefined;
     session ??= await this.#load(sessionId, wanted);
-    // Re-insert to mark as most recently used; drop the oldest beyond capacity.
+    // Re-insert to mark as most recently used (unless it already is: the next turn of the same
+    // session, the usual case); drop the oldest beyond capacity.
+    if (this.#newest === sessionId && this.#sessions.get(sessionId) === session) return session;
     this.#sessions.delete(sessionId);
     this.#sessions.set(sessionId, session);
+    this.#newest = sessionId;
     if (this.#sessions.size > this.#capacity) {
       const oldest = this.#sessions.keys().next().value;
       if (oldest !== undefined) this.#sessions.delete(oldest);
@@ -115,10 +120,14 @@ export class HistoryCache {
 
   // Folds what was appended since the cursor; false when the session must be loaded again.
   async #catchUp(sessionId: string, session: CachedSession, wanted: number): Promise<boolean> {
-    const after = session.cursor === undefined ? {} : { afterId: session.cursor };
+    const cursor = session.cursor;
     let events: readonly SessionEvent[];
     try {
-      events = this.#log.readTyped ? (await this.#log.readTyped(sessionId, { types: HISTORY_EVENT_TYPES, ...after })).events : await this.#log.read(sessionId, after);
+      if (this.#log.readTyped) {
+        events = (await this.#log.readTyped(sessionId, cursor === undefined ? { types: HISTORY_EVENT_TYPES } : { types: HISTORY_EVENT_TYPES, afterId: cursor })).events;
+      } else {
+        events = await this.#log.read(sessionId, cursor === undefined ? {} : { afterId: cursor });
+      }
     } catch {
       return false;
     }
@@ -165,11 +174,14 @@ function whole(events: readonly SessionEvent[]): CachedSession {
 // order; undefined when the batch changes a folded turn (then the messages are rebuilt).
 function appendedTurns(events: readonly SessionEvent[], turns: ReadonlyMap<string, CommittedTurnRecord>): string[] | undefined {
   const added: string[] = [];
-  const seen = new Set<string>();
+  // Most batches hold one commit (the turn since the last read): the set is made for a second.
+  let seen: Set<string> | undefined;
   for (const event of events) {
     if (!HISTORY_EVENT_TYPES.includes(event.type)) continue;
-    if (event.type !== TURN_COMMITTED || turns.has(event.turnId) || seen.has(event.turnId)) return undefined;
-    seen.add(event.turnId);
+    if (event.type !== TURN_COMMITTED || turns.has(event.turnId)) return undefined;
+    if (added.length === 1) seen = new Set(added);
+    if (seen?.has(event.turnId)) return undefined;
+    seen?.add(event.turnId);
     added.push(event.turnId);
   }
   return added;

@@ -12,6 +12,8 @@ export class LazyAbortController {
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
+  // Pending races (see `race`): told of the abort without an AbortSignal.
+  #racers: Set<(reason: unknown) => void> | undefined;
 
   /** Whether the turn was aborted. */
   get aborted(): boolean {
@@ -41,5 +43,37 @@ export class LazyAbortController {
     this.#aborted = true;
     this.#reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
     this.#controller?.abort(this.#reason);
+    if (this.#racers) for (const racer of this.#racers) racer(this.#reason);
+  }
+
+  /**
+   * Waits for `work`, but rejects with the abort reason as soon as the turn aborts, even when the
+   * work ignores its signal (a model that never answers cannot hold the turn past its deadline).
+   * Needs no AbortSignal or listener: the turn tells its pending races itself.
+   * @param work - work already started
+   * @returns the work's value
+   */
+  race<T>(work: PromiseLike<T>): Promise<T> {
+    if (this.#aborted) {
+      // The work's own later rejection is expected; it must not surface as an unhandled rejection.
+      Promise.resolve(work).catch(noop);
+      return Promise.reject(this.#reason);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#racers ??= new Set();
+      this.#racers.add(reject);
+      work.then(
+        (value) => {
+          this.#racers?.delete(reject);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.#racers?.delete(reject);
+          reject(error);
+        },
+      );
+    });
   }
 }
+
+function noop(): void {}

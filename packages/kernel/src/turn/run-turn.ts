@@ -1,5 +1,5 @@
 import { formatIssues } from '../errors/format-issues.js';
-import { followSignals, linkedController, raceAbort } from '../abort.js';
+import { followSignals, linkedController } from '../abort.js';
 import type { BackgroundTasks } from '../background/background-tasks.js';
 import type { FiberScope } from '../background/fiber-scope.js';
 import { runDirector, type DirectorSettings } from '../director/director-loop.js';
@@ -8,8 +8,7 @@ import { describeError, KernelError } from '../errors.js';
 import type { HarnessOptions, RunTurnOptions, TurnResult } from '../harness/harness-options.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { runIsolated, runSeries, runWaterfall, type HookRunnerSettings } from '../hooks/hook-runner.js';
-import { settledSoon } from '../hooks/settled-soon.js';
-import type { PreparedActorPrompt } from '../hooks/hook-types.js';
+import type { CommittedTurn, PreparedActorPrompt } from '../hooks/hook-types.js';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelRegistry } from '../ports/chat-model.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
@@ -112,7 +111,7 @@ export async function runTurn(
       clock: services.clock,
       background: services.background,
       manySignalListeners: services.manyTurnSignalListeners,
-      ...(options.onEvent ? { onQueued: options.onEvent } : {}),
+      onQueued: options.onEvent,
     });
     const actorModel = services.models.resolve(scenario.actorModel);
     state.values.set(contextKeys.tokenBudget.id, services.tokenCounters.forTurn(actorModel, tokenBudget, omitted));
@@ -120,33 +119,36 @@ export async function runTurn(
 
     if (scenario.preActorDirector && !services.tools.isEmpty) {
       // Raced against the signal: a model that ignores its signal cannot hold the turn past its deadline.
-      await raceAbort(
+      await turn.race(
         runDirector(state, services.tools, services.models, services.director, {
           kernel: services.logger,
           forPlugin: (plugin) => services.runner.loggers.get(plugin) ?? services.logger,
         }),
-        state.signal,
       );
     }
-    await runSeries(services.hooks.get('preActor'), input.text, state, services.runner);
+    // The hook runners hand back a plain value when every handler answered synchronously: no wait.
+    const preActor = runSeries(services.hooks.get('preActor'), input.text, state, services.runner);
+    if (preActor) await preActor;
 
     // A continuation ends the prompt with the reply so far, so the actor extends it; its text is
     // appended as is (SillyTavern's "continue": the model writes the spacing it means).
-    const priorReply: ChatMessage[] = continuation ? [{ role: 'assistant', content: continuation.reply }] : [];
-    const initial: PreparedActorPrompt = { history: [...history, { role: 'user', content: input.text }, ...priorReply] };
-    const prepared = await runWaterfall(services.hooks.get('actorAssemble'), initial, state, services.runner);
+    const messages: ChatMessage[] = [...history, { role: 'user', content: input.text }];
+    if (continuation) messages.push({ role: 'assistant', content: continuation.reply });
+    const initial: PreparedActorPrompt = { history: messages };
+    let prepared = runWaterfall(services.hooks.get('actorAssemble'), initial, state, services.runner);
+    if (prepared instanceof Promise) prepared = await prepared;
 
     const answering = callActor(actorModel, actorRequest(prepared, turn, input.sessionId, turnId, tokenBudget.responseTokens), turn, options, services.limits.maxReplyChars);
-    // Raced against the signal: a model that ignores its signal cannot hold the turn past its
-    // deadline. An answer already there (a cache, an in-process model) needs no race.
-    const answered = await settledSoon(answering);
-    const actor = answered ? answered.value : await raceAbort(answering, turn.signal);
+    // Raced against the turn: a model that ignores its signal cannot hold the turn past its
+    // deadline (the race needs no AbortSignal, so an in-process model's turn still makes none).
+    const actor = await turn.race(answering);
     if (actor.usage?.inputTokens) learnTokenCounts(state, services.tokenCounters.calibrate(actorModel, prepared.history, actor.usage.inputTokens), actor.usage.inputTokens);
 
     const actorText = continuation ? continuation.reply + actor.text : actor.text;
-    const reviewed = await runWaterfall(services.hooks.get('review'), { text: actorText }, state, services.runner);
+    let reviewed = runWaterfall(services.hooks.get('review'), { text: actorText }, state, services.runner);
+    if (reviewed instanceof Promise) reviewed = await reviewed;
     // Another process may own the session now (our lease ran out while we stalled): never commit beside it.
-    await heldTurn?.assertHeld(`committing turn "${turnId}" of session "${input.sessionId}"`);
+    if (heldTurn) await heldTurn.assertHeld(`committing turn "${turnId}" of session "${input.sessionId}"`);
     // From here on the turn commits: the deadline no longer applies (never half-committed).
     deadline.disarm();
     if (turn.aborted) throw turn.reason;
@@ -155,10 +157,7 @@ export async function runTurn(
     // closed browser tab) no longer cancels anything; only the harness's close grace does (it
     // aborts `turn` through the postReview fiber below).
     unlinkCaller();
-    state.queue(TURN_COMMITTED, { input: input.text, reply: reviewed.text, ...(continuation ? { continuedFrom: continuation.step } : {}), ...(actor.usage ? { usage: actor.usage } : {}), ...(actor.reasoning ? { reasoning: actor.reasoning } : {}) } satisfies TurnCommittedData, {
-      ignorable: false,
-      key: TURN_COMMITTED_KEY,
-    });
+    state.queue(TURN_COMMITTED, commitData(input.text, reviewed.text, continuation, actor), COMMIT_OPTIONS);
     const commitEvents = await state.flush();
     committed = true;
     state.releaseBackground();
@@ -167,7 +166,9 @@ export async function runTurn(
     if (!commitEvent) throw new Error('session log returned no events for the commit');
 
     const postReview = services.hooks.get('postReview');
-    const committedTurn = { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, commitEvent, ...(actor.usage ? { usage: actor.usage } : {}) };
+    const committedTurn: CommittedTurn = actor.usage
+      ? { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, commitEvent, usage: actor.usage }
+      : { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, commitEvent };
     const committedState = state;
     const { postReviewErrors, laterEvents } =
       postReview.length === 0
@@ -180,17 +181,10 @@ export async function runTurn(
             services.finishedCommits.mark(input.sessionId, commitEvent);
             return { postReviewErrors: errors, laterEvents };
           }, POST_REVIEW_PROBE_JOBS);
-    return {
-      turnId,
-      sessionId: input.sessionId,
-      step,
-      reply: reviewed.text,
-      prepared,
-      events: [...commitEvents, ...laterEvents],
-      postReviewErrors,
-      ...(actor.usage ? { usage: actor.usage } : {}),
-      ...(actor.reasoning ? { reasoning: actor.reasoning } : {}),
-    };
+    const result: Mutable<TurnResult> = { turnId, sessionId: input.sessionId, step, reply: reviewed.text, prepared, events: commitEvents.concat(laterEvents), postReviewErrors };
+    if (actor.usage) result.usage = actor.usage;
+    if (actor.reasoning) result.reasoning = actor.reasoning;
+    return result;
   } catch (error) {
     if (turn.aborted) {
       if (!committed) for (const task of state?.startedTasks ?? []) task.abort(turn.reason);
@@ -212,6 +206,19 @@ export async function runTurn(
 }
 
 function noop(): void {}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+const COMMIT_OPTIONS = Object.freeze({ ignorable: false, key: TURN_COMMITTED_KEY });
+
+/** The `kernel/turn-committed` payload, fields in their stored order, optional ones only when set. */
+function commitData(input: string, reply: string, continuation: TurnContinuation | undefined, actor: ChatResponse): TurnCommittedData & { usage?: ChatResponse['usage'] } {
+  const data: Mutable<TurnCommittedData & { usage?: ChatResponse['usage'] }> = { input, reply };
+  if (continuation) data.continuedFrom = continuation.step;
+  if (actor.usage) data.usage = actor.usage;
+  if (actor.reasoning) data.reasoning = actor.reasoning;
+  return data;
+}
 
 // Promise jobs a committed turn's postReview work (handlers, then one append) takes when nothing
 // in it waits on I/O: within them it needs no fiber (see `FiberScope.run`).
@@ -245,13 +252,23 @@ async function recordFailure(state: TurnState, error: unknown, logger: Logger): 
  * once may never), and spreading the request (`{ ...request }`) reads it like any property.
  */
 function actorRequest(prepared: PreparedActorPrompt, turn: LazyAbortController, sessionId: string, turnId: string, maxOutputTokens: number | undefined): ChatRequest {
+  const meta = { stage: 'actor', sessionId, turnId };
+  if (maxOutputTokens === undefined) {
+    return {
+      messages: prepared.history,
+      get signal(): AbortSignal {
+        return turn.signal;
+      },
+      meta,
+    };
+  }
   return {
     messages: prepared.history,
     get signal(): AbortSignal {
       return turn.signal;
     },
-    meta: { stage: 'actor', sessionId, turnId },
-    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    meta,
+    maxOutputTokens,
   };
 }
 

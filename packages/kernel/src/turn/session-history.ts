@@ -64,18 +64,20 @@ export function foldCommittedTurns(events: readonly SessionEvent[], turns: Map<s
 function foldCommit(turns: Map<string, CommittedTurnRecord>, event: SessionEvent): void {
   const data = event.data as (Partial<TurnCommittedData> & { continuedFrom?: unknown }) | null;
   if (typeof data?.input !== 'string' || typeof data.reply !== 'string') return;
-  const step: CommittedStep = {
-    step: event.step,
-    at: event.at,
-    input: data.input,
-    reply: data.reply,
-    ...(typeof data.reasoning === 'string' && data.reasoning !== '' ? { reasoning: data.reasoning } : {}),
-    ...(Number.isInteger(data.continuedFrom) ? { continuedFrom: data.continuedFrom as number } : {}),
-  };
-  const known = turns.get(event.turnId);
+  const { step: stepNumber, at, turnId } = event;
+  const { input, reply } = data;
+  const reasoning = typeof data.reasoning === 'string' && data.reasoning !== '' ? data.reasoning : undefined;
+  const continuedFrom = Number.isInteger(data.continuedFrom) ? (data.continuedFrom as number) : undefined;
+  // The usual step has neither reasoning nor a continuation: built without spreads (this runs for
+  // every turn a harness reads), with the same field order as the general case.
+  const plain = reasoning === undefined && continuedFrom === undefined;
+  const step: CommittedStep = plain
+    ? { step: stepNumber, at, input, reply }
+    : { step: stepNumber, at, input, reply, ...(reasoning !== undefined ? { reasoning } : {}), ...(continuedFrom !== undefined ? { continuedFrom } : {}) };
+  const known = turns.get(turnId);
   // The usual commit is a turn's first: one step, nothing to merge or sort.
-  const steps = known ? [...known.steps.filter((candidate) => candidate.step !== event.step), step].sort((a, b) => a.step - b.step) : [step];
-  turns.set(event.turnId, { ...step, turnId: event.turnId, steps });
+  const steps = known ? [...known.steps.filter((candidate) => candidate.step !== stepNumber), step].sort((a, b) => a.step - b.step) : [step];
+  turns.set(turnId, plain ? { step: stepNumber, at, input, reply, turnId, steps } : { ...step, turnId, steps });
 }
 
 function foldSelection(turns: Map<string, CommittedTurnRecord>, event: SessionEvent): void {

@@ -38,14 +38,15 @@ export interface TurnStateInit {
   /** Whether the turn signal may get more listeners than Node's default warning threshold (many parallel postReview handlers). */
   readonly manySignalListeners?: boolean;
   /** Called with each event as it is queued (live progress). */
-  readonly onQueued?: (event: { readonly type: string; readonly data: unknown }) => void;
+  readonly onQueued?: ((event: { readonly type: string; readonly data: unknown }) => void) | undefined;
 }
 
 /** Mutable per-turn state: context values, queued events and the turn's background tasks. */
 export class TurnState {
   readonly init: TurnStateInit;
   readonly values = new Map<symbol, unknown>();
-  readonly queued: NewSessionEvent[] = [];
+  /** Events queued since the last flush. */
+  queued: NewSessionEvent[] = [];
   readonly startedTasks: BackgroundTaskHandle[] = [];
   // Built on first use: most turns start no background task and most handlers never read events.
   #events: TurnEvents | undefined;
@@ -108,10 +109,16 @@ export class TurnState {
   }
 
   /** Appends every queued event in one batch and clears the queue. */
-  async flush(): Promise<readonly SessionEvent[]> {
-    if (this.queued.length === 0) return [];
-    const batch = this.queued.splice(0, this.queued.length);
-    return this.init.sessionLog.append(this.init.sessionId, batch);
+  flush(): Promise<readonly SessionEvent[]> {
+    // Not an async function: resolving one with the append's promise would cost two more jobs.
+    if (this.queued.length === 0) return Promise.resolve([]);
+    const batch = this.queued;
+    this.queued = [];
+    try {
+      return this.init.sessionLog.append(this.init.sessionId, batch);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** The context a director tool of `plugin` sees: the turn's signal as is, and the plugin's logger. */
