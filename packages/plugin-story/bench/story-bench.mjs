@@ -3,6 +3,13 @@
 // 2. Retrieval: index build and query time over 1 MB and 10 MB of mixed Chinese/English Markdown.
 // `BENCH_BEFORE=<checkout>` (another built clone or worktree) also runs the pipeline of that tree,
 // alternating with this one per configuration, for before/after rows from one run.
+// Pipeline options: BENCH_LATENCY_MS (L, default 100), BENCH_REPEATS (turns per configuration, best
+// kept, default 3), BENCH_MODEL=fixed (a free answering model instead of model-offline),
+// BENCH_WARMUP (default 20: zero-latency turns per tree before the table, untimed, so the table
+// measures a process that has run turns before, as a server has; BENCH_WARMUP=0 measures the
+// first turns of a fresh process, JIT warm-up included), BENCH_RETRIEVAL=0 (skip part 2).
+// `CPU` is the process CPU time per turn (median): after every wait of L the code runs cold, so it
+// is several times the zero-latency cost, and a loaded machine disturbs it less than wall time.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as kernel from '@troupe/kernel';
@@ -12,11 +19,12 @@ import MiniSearch from 'minisearch';
 import { chunkMarkdown } from '../dist/retrieval/chunk-markdown.js';
 import { SourceIndex } from '../dist/retrieval/source-index.js';
 import { processTerm, tokenize } from '../dist/retrieval/tokenizer.js';
-import { fixedLatencyModel as fixedLatencyModelOf } from './instant-model.mjs';
+import { fixedLatencyModel as fixedLatencyModelOf, instantModel } from './instant-model.mjs';
 
 const L = Number(process.env.BENCH_LATENCY_MS ?? 100);
 const SECTIONS = 3;
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 
 /** A model that answers every stage after exactly L ms with the instant model's schema-conforming output (fallback). */
 const fixedLatencyModel = fixedLatencyModelOf(L);
@@ -45,7 +53,8 @@ if (process.env.BENCH_BEFORE) {
   });
 }
 
-async function pipelineRun(tree, characters, maxParallel) {
+/** A harness of `tree` on in-memory stores with a workspace of `characters` and 3 sections, selected for `s1`. */
+async function benchHarness(tree, characters, maxParallel, model) {
   const { createHarness } = tree.kernel;
   const { MemorySessionLog, MemoryTreeStore } = tree.testing;
   const { selectStoryWorkspace, StoryWorkspaces, storyPlugin } = tree.story;
@@ -56,17 +65,34 @@ async function pipelineRun(tree, characters, maxParallel) {
   for (let i = 0; i < characters; i++) ws = await workspaces.addCharacter('bench', ws.revision, { id: `c${i}`, name: `C${i}`, persona: 'p', knowledge: 'k' });
   for (let i = 0; i < SECTIONS; i++) ws = await workspaces.addSection('bench', ws.revision, { id: `s${i}`, title: `S${i}`, kind: 'prose' });
   ws = await workspaces.addSource('bench', ws.revision, { id: 'lore', title: 'Lore', text: '# Tavern\nThe tavern sells ale.\n# 公会\n莉娅欠公会一笔钱。' });
-  const harness = await createHarness({ trees, sessionLog, model: latencyModel, plugins: [storyPlugin()] });
+  const harness = await createHarness({ trees, sessionLog, model, plugins: [storyPlugin()] });
   await selectStoryWorkspace(sessionLog, 's1', 'bench');
+  return harness;
+}
+
+/** Runs WARMUP zero-latency turns of `tree` (untimed), so the table does not time JIT warm-up. */
+async function warmUp(tree) {
+  if (WARMUP <= 0) return;
+  const harness = await benchHarness(tree, 4, 4, instantModel());
+  for (let turn = 0; turn < WARMUP; turn++) await harness.runTurn({ sessionId: 's1', text: 'I enter the tavern', turnId: `w${turn}` });
+  await harness.close();
+}
+
+async function pipelineRun(tree, characters, maxParallel) {
+  const harness = await benchHarness(tree, characters, maxParallel, latencyModel);
   const waves = 1 + Math.ceil(characters / maxParallel) + 1 + Math.ceil(SECTIONS / maxParallel) + 1 + 1 + 1; // + editor, actor, continuity
   let best = Number.POSITIVE_INFINITY;
+  const cpu = [];
   for (let r = 0; r < REPEATS; r++) {
+    const cpuStart = process.cpuUsage();
     const start = performance.now();
     await harness.runTurn({ sessionId: 's1', text: 'I enter the tavern', turnId: `t${r}` });
     best = Math.min(best, performance.now() - start);
+    const used = process.cpuUsage(cpuStart);
+    cpu.push((used.user + used.system) / 1000);
   }
   await harness.close();
-  return { wall: best, ideal: waves * L, waves };
+  return { wall: best, ideal: waves * L, waves, cpu: percentile(cpu, 0.5) };
 }
 
 function mixedMarkdown(bytes, seed) {
@@ -174,17 +200,18 @@ async function timerFloor(waves) {
   return best;
 }
 
-console.log(`## pipeline (${modelLabel}, L = ${L} ms per model call, ${SECTIONS} sections, best of ${REPEATS})`);
+console.log(`## pipeline (${modelLabel}, L = ${L} ms per model call, ${SECTIONS} sections, best of ${REPEATS}, after ${WARMUP} warm-up turns)`);
+for (const tree of pipelineTrees) await warmUp(tree);
 const treeColumn = pipelineTrees.length > 1;
-console.log(`| ${treeColumn ? 'tree | ' : ''}characters | maxParallel | waves | ideal (ms) | timer floor (ms) | wall (ms) | wall / ideal | wall / floor |`);
-console.log(`|${treeColumn ? '---|' : ''}---:|---:|---:|---:|---:|---:|---:|---:|`);
+console.log(`| ${treeColumn ? 'tree | ' : ''}characters | maxParallel | waves | ideal (ms) | timer floor (ms) | wall (ms) | wall / ideal | wall / floor | CPU ms per turn |`);
+console.log(`|${treeColumn ? '---|' : ''}---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
 for (const characters of [1, 4, 8]) {
   for (const maxParallel of [1, 4, 8]) {
     for (const tree of pipelineTrees) {
-      const { wall, ideal, waves } = await pipelineRun(tree, characters, maxParallel);
+      const { wall, ideal, waves, cpu } = await pipelineRun(tree, characters, maxParallel);
       const floor = await timerFloor(waves);
       console.log(
-        `| ${treeColumn ? `${tree.label} | ` : ''}${characters} | ${maxParallel} | ${waves} | ${ideal} | ${floor.toFixed(1)} | ${wall.toFixed(1)} | ${(wall / ideal).toFixed(3)} | ${(wall / floor).toFixed(3)} |`,
+        `| ${treeColumn ? `${tree.label} | ` : ''}${characters} | ${maxParallel} | ${waves} | ${ideal} | ${floor.toFixed(1)} | ${wall.toFixed(1)} | ${(wall / ideal).toFixed(3)} | ${(wall / floor).toFixed(3)} | ${cpu.toFixed(2)} |`,
       );
     }
   }
