@@ -197,38 +197,16 @@ function parsedOnRead(event: StoredEvent): SessionEvent {
     data = value;
     parsed = true;
   };
-  return key === undefined
-    ? {
-        id,
-        sessionId,
-        turnId,
-        step,
-        type,
-        ignorable,
-        at,
-        get data() {
-          return read();
-        },
-        set data(value) {
-          write(value);
-        },
-      }
-    : {
-        id,
-        sessionId,
-        turnId,
-        step,
-        type,
-        ignorable,
-        at,
-        key,
-        get data() {
-          return read();
-        },
-        set data(value) {
-          write(value);
-        },
-      };
+  const fields = key === undefined ? { id, sessionId, turnId, step, type, ignorable, at } : { id, sessionId, turnId, step, type, ignorable, at, key };
+  return {
+    ...fields,
+    get data() {
+      return read();
+    },
+    set data(value) {
+      write(value);
+    },
+  };
 }
 
 // What a read hands out: a fresh parse of the stored text.
