@@ -3,17 +3,49 @@
 // critical path at a fixed model latency over 1/4/8 characters × maxParallel 1/4/8.
 // `pnpm bench` at the root builds first. BENCH_LATENCY_MS (default 20) sets the fixed latency;
 // BENCH_TURNS / BENCH_WARMUP the zero-latency sample; BENCH_PART=overhead|latency runs one part.
+// BENCH_PAUSE_MS (default 0) waits between the zero-latency turns (not timed), as a player does:
+// storage-fs reads a file again while its last change is too recent to trust its stat (50 ms on
+// file systems with nanosecond timestamps), so back-to-back turns re-read what the previous
+// settlement wrote, and turns a pause apart show the steady state.
+// BENCH_BEFORE=<checkout of an older build> runs this same file there too (a copy placed in its
+// tests/storage-bench, so its own packages resolve), alternating before / after for BENCH_ROUNDS
+// rounds (default 2), each in a fresh process.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { createHarness } from '@troupe/kernel';
 import { selectStoryWorkspace, StoryWorkspaces, storyPlugin } from '@troupe/plugin-story';
 import * as storageFs from '@troupe/storage-fs';
 // The plugin's own story models for benches (schema-conforming answers for every stage).
 import { fixedLatencyModel, instantModel } from '../../packages/plugin-story/bench/instant-model.mjs';
 
+if (process.env.BENCH_BEFORE) {
+  const self = fileURLToPath(import.meta.url);
+  const copy = join(process.env.BENCH_BEFORE, 'tests', 'storage-bench', `story-turn.ab-${process.pid}.mjs`);
+  copyFileSync(self, copy);
+  try {
+    for (let round = 1; round <= Number(process.env.BENCH_ROUNDS ?? 2); round++) {
+      for (const [label, file] of [
+        ['before', copy],
+        ['after', self],
+      ]) {
+        const env = { ...process.env, BENCH_LABEL: `${label}, round ${round}` };
+        delete env.BENCH_BEFORE;
+        spawnSync(process.execPath, [file], { stdio: 'inherit', env });
+      }
+    }
+  } finally {
+    rmSync(copy, { force: true });
+  }
+  process.exit(0);
+}
+
 const L = Number(process.env.BENCH_LATENCY_MS ?? 20);
+const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 0);
 const TURNS = Number(process.env.BENCH_TURNS ?? 60);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
@@ -27,7 +59,31 @@ const LABEL = process.env.BENCH_LABEL ? ` (${process.env.BENCH_LABEL})` : '';
  * "before" column from an older checkout) a minimal stand-in counting the same calls.
  */
 function countingFs() {
-  if (storageFs.countingStorageFs) return storageFs.countingStorageFs();
+  if (storageFs.countingStorageFs) {
+    // The calls a build answers on the calling thread (`lstatNow` / `readdirNow` / `readNow`, no
+    // thread-pool round trip) are counted as file operations too, and apart in their own column.
+    let synchronous = 0;
+    const inner = { ...storageFs.nodeStorageFs };
+    for (const name of ['lstatNow', 'readdirNow', 'readNow']) {
+      const call = storageFs.nodeStorageFs[name];
+      if (call)
+        inner[name] = (...args) => {
+          // A small read on the calling thread is open, size (without an end), read and close.
+          synchronous += name === 'readNow' ? (args[2] === undefined ? 4 : 3) : 1;
+          return call(...args);
+        };
+    }
+    const counting = storageFs.countingStorageFs(inner);
+    const hasSync = Boolean(storageFs.nodeStorageFs.lstatNow);
+    return {
+      fs: counting.fs,
+      counts: () => ({ ...counting.counts(), synchronous: hasSync ? synchronous : undefined }),
+      reset: () => {
+        counting.reset();
+        synchronous = 0;
+      },
+    };
+  }
   let calls = {};
   const fs = Object.fromEntries(
     Object.entries(storageFs.nodeStorageFs).map(([name, call]) => [
@@ -70,6 +126,7 @@ async function overhead(characters, maxParallel) {
     for (let turn = 0; turn < WARMUP + TURNS; turn++) {
       // A session per turn, so the measured cost does not include a growing history.
       await selectStoryWorkspace(storage.sessions, `s${turn}`, 'bench');
+      if (PAUSE_MS > 0) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
       storage.counting.reset();
       const start = performance.now();
       const cpuStart = process.cpuUsage();
@@ -108,16 +165,16 @@ async function latencyRun(characters, maxParallel) {
 }
 
 if (PART === 'all' || PART === 'overhead') {
-  console.log(`## story turn on storage-fs${LABEL} at zero model latency (${TURNS} turns after ${WARMUP} warm-up, ${SECTIONS} sections, temp folder under ${tmpdir()})`);
-  console.log('| characters | maxParallel | ms per turn (p50) | p90 | CPU ms per turn (p50) | fsync | fsyncDir | lock acquisitions | file operations |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(`## story turn on storage-fs${LABEL} at zero model latency (${TURNS} turns after ${WARMUP} warm-up, ${SECTIONS} sections, ${PAUSE_MS} ms pause between turns, temp folder under ${tmpdir()})`);
+  console.log('| characters | maxParallel | ms per turn (p50) | p90 | CPU ms per turn (p50) | fsync | fsyncDir | lock acquisitions | file operations | of them on the calling thread |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [characters, maxParallel] of [
     [1, 1],
     [4, 4],
     [8, 4],
   ]) {
     const { p50, p90, cpuP50, counts } = await overhead(characters, maxParallel);
-    console.log(`| ${characters} | ${maxParallel} | ${p50.toFixed(2)} | ${p90.toFixed(2)} | ${cpuP50.toFixed(2)} | ${counts.fsync} | ${counts.fsyncDir} | ${counts.locks} | ${counts.total} |`);
+    console.log(`| ${characters} | ${maxParallel} | ${p50.toFixed(2)} | ${p90.toFixed(2)} | ${cpuP50.toFixed(2)} | ${counts.fsync} | ${counts.fsyncDir} | ${counts.locks} | ${counts.total} | ${counts.synchronous ?? '–'} |`);
   }
 }
 if (PART === 'all' || PART === 'latency') {

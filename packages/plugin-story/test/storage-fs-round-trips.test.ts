@@ -14,18 +14,30 @@ afterEach(async () => {
 });
 
 /**
- * Node's fs with every `open` of a workspace file (not the store's private files) recorded, and
- * every call counted below it.
+ * Node's fs with every opening of a workspace file (not the store's private files) recorded —
+ * by `open`, or by a small read on the calling thread (`readNow`) — and every call counted below it.
  */
 function openedWorkspaceFiles(): { fs: StorageFs; opened: string[] } {
   const opened: string[] = [];
+  const record = (path: string) => {
+    const at = path.indexOf('/story-workspaces/');
+    if (at >= 0 && !path.includes('/.troupe/')) opened.push(path.slice(at + '/story-workspaces/'.length));
+  };
+  const readNow = nodeStorageFs.readNow;
   const fs: StorageFs = {
     ...nodeStorageFs,
     open: (path, flags, mode) => {
-      const at = path.indexOf('/story-workspaces/');
-      if (at >= 0 && !path.includes('/.troupe/')) opened.push(path.slice(at + '/story-workspaces/'.length));
+      record(path);
       return nodeStorageFs.open(path, flags, mode);
     },
+    ...(readNow
+      ? {
+          readNow: (path: string, start: number, end: number | undefined) => {
+            record(path);
+            return readNow(path, start, end);
+          },
+        }
+      : {}),
   };
   return { fs, opened };
 }
@@ -113,7 +125,10 @@ describe('story turns on @troupe/storage-fs: a small fixed number of round trips
       [8, 3],
     ] as const) {
       // Turn 1 reads the workspace in full (its first read in this process); turns 2–4 are alike.
-      perConfig[`${characters}`] = (await countTurns(characters, sections, 4)).slice(1);
+      const turns = await countTurns(characters, sections, 4);
+      // (The recorder sees reads: the settlement's own files are read again every turn.)
+      expect(turns[1]?.opened.length).toBeGreaterThan(0);
+      perConfig[`${characters}`] = turns.slice(1);
       await rm(root ?? '', { recursive: true, force: true });
     }
     const small = perConfig['1'] ?? [];

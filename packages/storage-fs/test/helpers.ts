@@ -36,8 +36,8 @@ export function crashingFs(crashAt: number): { fs: StorageFs; ops: string[]; cra
     }
     ops.push(name);
   };
-  // Without the synchronous stat calls: every operation goes through the gate as a promise.
-  const asyncOnly = Object.entries(nodeStorageFs).filter(([name]) => name !== 'lstatNow' && name !== 'readdirNow');
+  // Without the synchronous calls: every operation goes through the gate as a promise.
+  const asyncOnly = Object.entries(nodeStorageFs).filter(([name]) => !name.endsWith('Now'));
   const wrapped = Object.fromEntries(
     asyncOnly.map(([name, fn]) => [
       name,

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +45,15 @@ function stealingFs(lockPath: string): StorageFs {
         await writeFile(lockPath, THIEF);
       }
       return nodeStorageFs.open(path, flags, mode);
+    },
+    // The first file the holder reads, on the calling thread: stolen there just the same.
+    readNow: (path, start, end) => {
+      if (armed && path !== lockPath) {
+        armed = false;
+        unlinkSync(lockPath);
+        writeFileSync(lockPath, THIEF);
+      }
+      return nodeStorageFs.readNow?.(path, start, end);
     },
   };
 }

@@ -14,15 +14,27 @@ afterEach(() => cleanup());
 /** Long enough for every file written before it to be out of the racy window (nanosecond timestamps). */
 const pastRacyWindow = () => new Promise((resolve) => setTimeout(resolve, FINE_RACY_WINDOW_MS + 30));
 
-/** Node's fs, recording the caller files each `open` reads (the store's private files left out). */
+/** Node's fs, recording the caller files opened — by `open` or by a small read on the calling thread (private files left out). */
 function openRecorder(base: StorageFs = nodeStorageFs): { fs: StorageFs; opened: string[] } {
   const opened: string[] = [];
+  const record = (path: string) => {
+    if (!path.includes('/.troupe/')) opened.push(path.slice(root.length));
+  };
+  const readNow = base.readNow?.bind(base);
   const fs: StorageFs = {
     ...base,
     open: (path, flags, mode) => {
-      if (!path.includes('/.troupe/')) opened.push(path.slice(root.length));
+      record(path);
       return base.open(path, flags, mode);
     },
+    ...(readNow
+      ? {
+          readNow: (path: string, start: number, end: number | undefined) => {
+            record(path);
+            return readNow(path, start, end);
+          },
+        }
+      : {}),
   };
   return { fs, opened };
 }

@@ -112,6 +112,12 @@ describe('settle: every marker exactly once', () => {
         bytesRead.set(path, (bytesRead.get(path) ?? 0) + count);
         return count;
       },
+      // Small reads answered on the calling thread count too.
+      readNow: (path, start, end) => {
+        const bytes = nodeStorageFs.readNow?.(path, start, end);
+        if (bytes) bytesRead.set(path, (bytesRead.get(path) ?? 0) + bytes.length);
+        return bytes;
+      },
     };
     const store = fsStorage({ root, fs: counting }).trees;
     await store.settle('s', { marker: 't-next', appends: { 'history.md': 'next' } });

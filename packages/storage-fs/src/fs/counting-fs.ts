@@ -77,6 +77,19 @@ export function countingStorageFs(inner: StorageFs = nodeStorageFs, readSuffix =
       return readdirNow(path);
     };
   }
+  if (inner.readNow) {
+    const readNow = inner.readNow.bind(inner);
+    fs.readNow = (path, start, end) => {
+      // The same system calls as an asynchronous read: open, size (when no end is given), read, close.
+      tally('open');
+      if (end === undefined) tally('fsize');
+      tally('read');
+      tally('close');
+      const bytes = readNow(path, start, end);
+      if (bytes && path.endsWith(readSuffix)) bytesRead += bytes.length;
+      return bytes;
+    };
+  }
   fs.link = async (from, to) => {
     tally('link');
     await inner.link(from, to);

@@ -5,8 +5,12 @@ import type { DirEntry, EntryStat, StorageFs } from './storage-fs.js';
 // synchronously while they stay fast; on a file system where they are not (a network share, a
 // cold disk), that layer gets the asynchronous calls for a while so the event loop never waits.
 
-/** Stat work answered synchronously for longer than this, in one go, marks the layer slow. */
-export const SLOW_SYNC_MS = 10;
+/**
+ * Stat work answered synchronously for longer than this, in one go, marks the layer slow: a
+ * network share's round trips add up to it over one workspace's files, while a local disk takes
+ * well under a millisecond even when the process was descheduled on a busy machine for a while.
+ */
+export const SLOW_SYNC_MS = 50;
 /** How long a layer marked slow gets the asynchronous calls before synchronous ones are tried again. */
 const SLOW_FOR_MS = 60_000;
 
@@ -41,6 +45,26 @@ export function quickStats(fs: StorageFs): QuickStats | undefined {
     throw new NotSynchronous();
   };
   return { lstat: (path) => checked(lstatNow.call(fs, path)), readdir: (path) => checked(readdirNow.call(fs, path)) };
+}
+
+/**
+ * The layer's synchronous small-file read, when it has one and has not been slow lately (see
+ * {@link quickStats}).
+ * @param fs - file-system layer
+ * @returns `readNow`, or undefined to read asynchronously
+ */
+export function quickRead(fs: StorageFs): ((path: string, start: number, end: number | undefined) => Buffer | undefined) | undefined {
+  const { readNow } = fs;
+  if (!readNow) return undefined;
+  const until = slowUntil.get(fs);
+  if (until !== undefined && Date.now() < until) return undefined;
+  return (path, start, end) => {
+    const result = readNow.call(fs, path, start, end);
+    if (typeof (result as { then?: unknown } | undefined)?.then !== 'function') return result;
+    slowUntil.set(fs, Number.POSITIVE_INFINITY);
+    (result as unknown as Promise<unknown>).catch(() => undefined);
+    throw new NotSynchronous();
+  };
 }
 
 /**
