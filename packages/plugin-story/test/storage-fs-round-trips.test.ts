@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHarness, type SessionLog } from '@troupe/kernel';
-import { countingStorageFs, fsStorage, nodeStorageFs, type StorageFs, type StorageFsCounts } from '@troupe/storage-fs';
+import { countingStorageFs, fsStorage, type StorageFsCounts } from '@troupe/storage-fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { selectStoryWorkspace, STORY_EVENTS, StoryWorkspaces, storyPlugin } from '../src/index.js';
 import { requestText, seedWorkspace, storyModel } from './helpers.js';
@@ -13,39 +13,16 @@ afterEach(async () => {
   root = undefined;
 });
 
-/**
- * Node's fs with every opening of a workspace file (not the store's private files) recorded —
- * by `open`, or by a small read on the calling thread (`readNow`) — and every call counted below it.
- */
-function openedWorkspaceFiles(): { fs: StorageFs; opened: string[] } {
-  const opened: string[] = [];
-  const record = (path: string) => {
-    const at = path.indexOf('/story-workspaces/');
-    if (at >= 0 && !path.includes('/.troupe/')) opened.push(path.slice(at + '/story-workspaces/'.length));
-  };
-  const readNow = nodeStorageFs.readNow;
-  const fs: StorageFs = {
-    ...nodeStorageFs,
-    open: (path, flags, mode) => {
-      record(path);
-      return nodeStorageFs.open(path, flags, mode);
-    },
-    ...(readNow
-      ? {
-          readNow: (path: string, start: number, end: number | undefined) => {
-            record(path);
-            return readNow(path, start, end);
-          },
-        }
-      : {}),
-  };
-  return { fs, opened };
+/** The workspace files (not the store's private files) among the paths a counting layer saw opened. */
+function workspaceFiles(opened: readonly string[]): string[] {
+  const marker = '/story-workspaces/';
+  return opened.filter((path) => path.includes(marker) && !path.includes('/.troupe/')).map((path) => path.slice(path.indexOf(marker) + marker.length));
 }
 
 /** A workspace with `characters` characters and `sections` sections on fresh storage-fs whose calls are counted. */
-async function countedStory(characters: number, sections: number, readSuffix = '', inner: StorageFs = nodeStorageFs) {
+async function countedStory(characters: number, sections: number, readSuffix = '') {
   root = await mkdtemp(join(tmpdir(), 'troupe-story-rt-'));
-  const counting = countingStorageFs(inner, readSuffix);
+  const counting = countingStorageFs(undefined, readSuffix);
   const storage = fsStorage({ root, fs: counting.fs });
   const workspaces = new StoryWorkspaces(storage.trees);
   let ws = await workspaces.create('tale', { name: 'Tale', outline: 'OUTLINE: the heist', pipeline: { maxParallel: 4 } });
@@ -75,18 +52,17 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, PAST_RACY_WINDO
 
 /** Runs `turns` story turns in one session and returns what each cost, from its start until its settlement is logged. */
 async function countTurns(characters: number, sections: number, turns: number): Promise<(StorageFsCounts & { opened: string[] })[]> {
-  const files = openedWorkspaceFiles();
-  const story = await countedStory(characters, sections, '', files.fs);
+  const story = await countedStory(characters, sections);
   const harness = await createHarness({ trees: story.trees, sessionLog: story.sessions, model: storyModel(), plugins: [storyPlugin()] });
   const counts: (StorageFsCounts & { opened: string[] })[] = [];
   try {
     for (let turn = 1; turn <= turns; turn++) {
       await pause();
       story.counting.reset();
-      files.opened.length = 0;
       await harness.runTurn({ sessionId: 's1', text: `turn ${turn}`, turnId: `t${turn}` });
       expect(await settled(story.sessions, `t${turn}`)).toBe(true);
-      counts.push({ ...story.counting.counts(), opened: [...files.opened].sort() });
+      const count = story.counting.counts();
+      counts.push({ ...count, opened: workspaceFiles(count.opened).sort() });
     }
   } finally {
     await harness.close();

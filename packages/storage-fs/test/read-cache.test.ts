@@ -1,7 +1,7 @@
 import { utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { countingStorageFs, type EntryStat, FsTreeStore, nodeStorageFs, type StorageFs } from '../src/index.js';
+import { type CountingStorageFs, countingStorageFs, type EntryStat, FsTreeStore, nodeStorageFs, type StorageFs } from '../src/index.js';
 import { FINE_RACY_WINDOW_MS } from '../src/tree/racy-stat.js';
 import { MAX_TREES_WITH_CONTENTS } from '../src/tree/tree-contents-cache.js';
 import { tempRoot } from './helpers.js';
@@ -14,29 +14,11 @@ afterEach(() => cleanup());
 /** Long enough for every file written before it to be out of the racy window (nanosecond timestamps). */
 const pastRacyWindow = () => new Promise((resolve) => setTimeout(resolve, FINE_RACY_WINDOW_MS + 30));
 
-/** Node's fs, recording the caller files opened — by `open` or by a small read on the calling thread (private files left out). */
-function openRecorder(base: StorageFs = nodeStorageFs): { fs: StorageFs; opened: string[] } {
-  const opened: string[] = [];
-  const record = (path: string) => {
-    if (!path.includes('/.troupe/')) opened.push(path.slice(root.length));
-  };
-  const readNow = base.readNow?.bind(base);
-  const fs: StorageFs = {
-    ...base,
-    open: (path, flags, mode) => {
-      record(path);
-      return base.open(path, flags, mode);
-    },
-    ...(readNow
-      ? {
-          readNow: (path: string, start: number, end: number | undefined) => {
-            record(path);
-            return readNow(path, start, end);
-          },
-        }
-      : {}),
-  };
-  return { fs, opened };
+/** Node's fs counted, with the caller files it opened (the store's private files left out). */
+function openRecorder(): { fs: StorageFs; opened: () => string[]; reset: () => void; counts: CountingStorageFs['counts'] } {
+  const counting = countingStorageFs();
+  const opened = () => counting.counts().opened.filter((path) => !path.includes('/.troupe/')).map((path) => path.slice(root.length));
+  return { fs: counting.fs, opened, reset: counting.reset, counts: counting.counts };
 }
 
 /**
@@ -61,22 +43,20 @@ const onDisk = (...path: string[]) => join(root, 'story-workspaces', 's', ...pat
 
 describe('reads of an unchanged tree come from memory, and every edit is still seen', () => {
   it('opens no caller file and takes no lock on an unchanged tree; an editor’s save is seen on the next read', async () => {
-    const counting = countingStorageFs();
-    const recorder = openRecorder(counting.fs);
+    const recorder = openRecorder();
     const trees = new FsTreeStore({ dir: join(root, 'story-workspaces'), fs: recorder.fs });
     await trees.create('s', { 'outline.md': 'o', 'characters/lia/persona.md': 'p', 'manifest.json': '{"name":"s"}' });
     await pastRacyWindow();
     await trees.read('s');
-    recorder.opened.length = 0;
-    counting.reset();
+    recorder.reset();
     for (let round = 0; round < 3; round++) expect((await trees.read('s')).files['characters/lia/persona.md']).toBe('p');
-    expect(recorder.opened).toEqual([]);
-    expect(counting.counts()).toMatchObject({ locks: 0, fsync: 0 });
+    expect(recorder.opened()).toEqual([]);
+    expect(recorder.counts()).toMatchObject({ locks: 0, fsync: 0 });
     // Saved in an editor (same size): a new revision, and only that file is read again.
     await writeFile(onDisk('characters', 'lia', 'persona.md'), 'P');
     const edited = await trees.read('s');
     expect(edited).toMatchObject({ revision: 2, files: { 'characters/lia/persona.md': 'P', 'outline.md': 'o' } });
-    expect(recorder.opened.filter((path) => !path.endsWith('manifest.json'))).toEqual(['/story-workspaces/s/characters/lia/persona.md']);
+    expect(recorder.opened().filter((path) => !path.endsWith('manifest.json'))).toEqual(['/story-workspaces/s/characters/lia/persona.md']);
     // A file added, and one removed, outside the store.
     await writeFile(onDisk('notes.md'), 'n');
     expect((await trees.read('s')).files['notes.md']).toBe('n');
@@ -117,12 +97,12 @@ describe('reads of an unchanged tree come from memory, and every edit is still s
     for (let n = 0; n < count; n++) await trees.create(`w${n}`, { 'outline.md': `outline ${n}` });
     await pastRacyWindow();
     for (let n = 0; n < count; n++) await trees.read(`w${n}`);
-    recorder.opened.length = 0;
+    recorder.reset();
     // The most recent ones come from memory; w0 was dropped and is read from disk.
     expect((await trees.read(`w${count - 1}`)).files['outline.md']).toBe(`outline ${count - 1}`);
-    expect(recorder.opened).toEqual([]);
+    expect(recorder.opened()).toEqual([]);
     expect((await trees.read('w0')).files['outline.md']).toBe('outline 0');
-    expect(recorder.opened).toEqual(['/story-workspaces/w0/outline.md']);
+    expect(recorder.opened()).toEqual(['/story-workspaces/w0/outline.md']);
   });
 
   it('a layer whose "synchronous" stat calls return promises (a generic async wrapper) still works', async () => {

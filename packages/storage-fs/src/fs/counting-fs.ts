@@ -17,6 +17,8 @@ export interface StorageFsCounts {
   readonly bytesRead: number;
   /** Calls per operation name (`open`, `lstat`, `readdir`, …). */
   readonly byOperation: Readonly<Record<string, number>>;
+  /** Every path opened (by `open`, or by a small read on the calling thread), in call order. */
+  readonly opened: readonly string[];
 }
 
 /** A counting fs layer and its counters. */
@@ -40,6 +42,7 @@ export interface CountingStorageFs {
 export function countingStorageFs(inner: StorageFs = nodeStorageFs, readSuffix = ''): CountingStorageFs {
   let calls = new Map<string, number>();
   let bytesRead = 0;
+  let opened: string[] = [];
   const countedFds = new Set<number>();
   const tally = (name: string) => calls.set(name, (calls.get(name) ?? 0) + 1);
   const fs: StorageFs = { ...inner };
@@ -52,6 +55,7 @@ export function countingStorageFs(inner: StorageFs = nodeStorageFs, readSuffix =
   }
   fs.open = async (path, flags, mode) => {
     tally('open');
+    opened.push(path);
     const fd = await inner.open(path, flags, mode);
     if (path.endsWith(readSuffix)) countedFds.add(fd);
     return fd;
@@ -82,6 +86,7 @@ export function countingStorageFs(inner: StorageFs = nodeStorageFs, readSuffix =
     fs.readNow = (path, start, end) => {
       // The same system calls as an asynchronous read: open, size (when no end is given), read, close.
       tally('open');
+      opened.push(path);
       if (end === undefined) tally('fsize');
       tally('read');
       tally('close');
@@ -111,11 +116,13 @@ export function countingStorageFs(inner: StorageFs = nodeStorageFs, readSuffix =
         locks: calls.get('locks') ?? 0,
         bytesRead,
         byOperation,
+        opened: [...opened],
       };
     },
     reset: () => {
       calls = new Map();
       bytesRead = 0;
+      opened = [];
     },
   };
 }
