@@ -1,5 +1,5 @@
 import { createModelRegistry } from '@troupe/kernel';
-import { createTestHarness, ScriptedChatModel } from '@troupe/kernel/testing';
+import { createTestHarness, MemorySessionLog, ScriptedChatModel } from '@troupe/kernel/testing';
 import { describe, expect, it } from 'vitest';
 import { deferred, rejectionOf, testPlugin } from './helpers.js';
 
@@ -63,6 +63,26 @@ describe('sessions and turns', () => {
     const seen: string[] = [];
     await harness.runTurn({ sessionId: 's', text: 'hi' }, { onEvent: (event) => seen.push(event.type) });
     expect(seen).toEqual(['progress/stage', 'kernel/turn-committed']);
+  });
+
+  it('reports the commit to onEvent only once the session log has stored it (a UI says "saved" only then)', async () => {
+    const sessionLog = new MemorySessionLog();
+    const storing = deferred<void>();
+    const append = sessionLog.append.bind(sessionLog);
+    // A slow disk: the commit's append finishes only when the test lets it.
+    sessionLog.append = async (sessionId, events) => {
+      if (events.some((event) => event.type === 'kernel/turn-committed')) await storing.promise;
+      return append(sessionId, events);
+    };
+    const { harness } = await createTestHarness({ sessionLog });
+    const reported: string[] = [];
+    const turn = harness.runTurn({ sessionId: 's', text: 'hi' }, { onEvent: (event) => reported.push(event.type) });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(reported).toEqual([]);
+    storing.resolve();
+    await turn;
+    expect(reported).toEqual(['kernel/turn-committed']);
+    expect((await sessionLog.read('s')).filter((event) => event.type === 'kernel/turn-committed')).toHaveLength(1);
   });
 
   it('resolves the actor model per scenario from a registry', async () => {

@@ -157,9 +157,13 @@ export async function runTurn(
     // closed browser tab) no longer cancels anything; only the harness's close grace does (it
     // aborts `turn` through the postReview fiber below).
     unlinkCaller();
-    state.queue(TURN_COMMITTED, commitData(input.text, reviewed.text, continuation, actor), COMMIT_OPTIONS);
+    const commit = commitData(input.text, reviewed.text, continuation, actor);
+    state.queue(TURN_COMMITTED, commit, COMMIT_OPTIONS);
     const commitEvents = await state.flush();
     committed = true;
+    // Live progress hears of the commit only now that it is in the log: a player told "saved"
+    // (the web app's Stop turns into "Saved") never loses that reply to a crash a moment later.
+    options.onEvent?.({ type: TURN_COMMITTED, data: commit });
     state.releaseBackground();
     // The turn is durable now: its background work no longer depends on the turn's signal.
     const commitEvent = commitEvents[commitEvents.length - 1];
@@ -209,7 +213,7 @@ function noop(): void {}
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-const COMMIT_OPTIONS = Object.freeze({ ignorable: false, key: TURN_COMMITTED_KEY });
+const COMMIT_OPTIONS = Object.freeze({ ignorable: false, key: TURN_COMMITTED_KEY, quiet: true });
 
 /** The `kernel/turn-committed` payload, fields in their stored order, optional ones only when set. */
 function commitData(input: string, reply: string, continuation: TurnContinuation | undefined, actor: ChatResponse): TurnCommittedData & { usage?: ChatResponse['usage'] } {

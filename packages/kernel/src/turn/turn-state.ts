@@ -88,8 +88,8 @@ export class TurnState {
     return this.#turnWritten;
   }
 
-  /** Queues an event for the next flush. */
-  queue(type: string, data: unknown, options: AppendEventOptions = {}): void {
+  /** Queues an event for the next flush; `quiet` leaves its live progress report to the caller. */
+  queue(type: string, data: unknown, options: AppendEventOptions & { readonly quiet?: boolean } = {}): void {
     this.queued.push({
       turnId: this.init.turnId,
       step: this.init.step,
@@ -99,7 +99,8 @@ export class TurnState {
       ...(options.key === undefined ? {} : { key: options.key }),
       data,
     });
-    this.init.onQueued?.({ type, data });
+    // The commit is reported once it is stored (see run-turn.ts): a UI shows "saved" only then.
+    if (!options.quiet) this.init.onQueued?.({ type, data });
   }
 
   /** Lets the turn's background tasks write their events (after the commit, the failure record, or an abort). */
