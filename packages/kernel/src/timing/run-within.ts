@@ -10,6 +10,7 @@
 // scheduled or listening once it settles.
 import { abortReason } from '../abort.js';
 import { type Clock, systemClock } from '../ports/clock.js';
+import { LazyAbortController } from '../turn/lazy-abort-controller.js';
 
 /**
  * Runs `work` for at most `ms` on `clock`. The work gets its own signal, which aborts when the time
@@ -110,33 +111,26 @@ function raceWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTimeout:
   });
 }
 
-/** The work's signal, made on first read; remembers an abort that came before it was made. */
+/**
+ * The work's signal, made on first read (the turn's {@link LazyAbortController} does the
+ * remembering of an abort that came before the signal was made); at the limit it aborts with a
+ * `TimeoutError`.
+ */
 class LazyWorkSignal implements LazySignal {
   readonly #ms: number;
-  #controller: AbortController | undefined;
-  // Set once the race ended by the limit (`undefined` reason: a TimeoutError) or a cancellation.
-  #aborted: { readonly reason: unknown } | undefined;
+  readonly #controller = new LazyAbortController();
 
   constructor(ms: number) {
     this.#ms = ms;
   }
 
   get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#reason(this.#aborted.reason));
-    }
     return this.#controller.signal;
   }
 
-  /** Aborts the signal if it was made; else remembers why, for a late read. */
+  /** Aborts with `reason`, or with a `TimeoutError` when it is `undefined` (the limit). */
   abort(reason: unknown): void {
-    this.#aborted = { reason };
-    this.#controller?.abort(this.#reason(reason));
-  }
-
-  #reason(reason: unknown): unknown {
-    return reason ?? new DOMException(`The time limit of ${this.#ms} ms passed`, 'TimeoutError');
+    this.#controller.abort(reason ?? new DOMException(`The time limit of ${this.#ms} ms passed`, 'TimeoutError'));
   }
 }
 
