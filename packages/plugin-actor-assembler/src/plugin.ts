@@ -101,7 +101,7 @@ export interface ActorAssemblerOptions {
   readonly depthPrompt?: { readonly prompt: string; readonly depth: number; readonly role: PromptRole };
   /** The card's regex scripts (`ImportedCharacter.regexScripts`), run after the preset's. */
   readonly regexScripts?: readonly RegexScript[];
-  /** `{{model}}`. */
+  /** `{{model}}`; by default the actor model's name (the scenario's model, else the resolved model's id without its provider). */
   readonly model?: string;
   /** Group member names for `{{group}}`. */
   readonly group?: readonly string[];
@@ -177,7 +177,7 @@ async function assembleTurn(config: ActorAssemblerConfig, preset: Preset, prepar
     ...(config.useCardPrompts !== undefined ? { useCardPrompts: config.useCardPrompts } : {}),
     ...(depthPrompt !== undefined ? { depthPrompt } : {}),
     ...(regexScripts !== undefined ? { regexScripts } : {}),
-    ...(config.model !== undefined ? { model: config.model } : {}),
+    model: config.model ?? actorModelName(ctx),
     ...(config.group !== undefined ? { group: config.group } : {}),
     ...(config.timeZone !== undefined ? { timeZone: config.timeZone } : {}),
     ...(continuing ? { generationType: 'continue' as const } : {}),
@@ -192,6 +192,20 @@ async function assembleTurn(config: ActorAssemblerConfig, preset: Preset, prepar
   if (result.unknownMacros.length > 0) ctx.events.append(UNKNOWN_MACROS_EVENT, { names: result.unknownMacros }, { ignorable: true });
   if (result.warnings.length > 0) ctx.events.append(ASSEMBLY_WARNINGS_EVENT, { warnings: result.warnings.slice(0, 100) }, { ignorable: true });
   return { history: result.messages };
+}
+
+/**
+ * What `{{model}}` names when the plugin's config does not: the actor model's name, as
+ * SillyTavern shows the model it generates with (`qwen2.5`, not the provider). It is the model the
+ * chat's scenario asks for, else the part of the resolved model's `provider:model` id after the
+ * provider (the whole id when it has no provider part, e.g. `offline`).
+ */
+function actorModelName(ctx: TurnContext): string {
+  const ref = ctx.scenario.actorModel;
+  if (ref?.model !== undefined && ref.model !== '') return ref.model;
+  const id = ctx.models.resolve(ref).id;
+  const colon = id.indexOf(':');
+  return colon > 0 && colon < id.length - 1 ? id.slice(colon + 1) : id;
 }
 
 function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {

@@ -1,4 +1,4 @@
-import { createTestHarness, ManualClock } from '@troupe/kernel/testing';
+import { createTestHarness, ManualClock, ScriptedChatModel } from '@troupe/kernel/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ASSEMBLY_WARNINGS_EVENT, type GlobalVariableStore, type PromptEntry, UNKNOWN_MACROS_EVENT, actorAssemblerPlugin, memoryGlobalVariableStore } from '../src/index.js';
 import { prompt } from './helpers.js';
@@ -78,6 +78,16 @@ describe('the plugin and the macro engine', () => {
     expect(model.callsFor('actor')[0]?.messages.map((m) => m.content)).toEqual(['CARD MAIN', 'deepseek-chat {{roll::nonsense}}', 'q', 'DEPTH', 'CARD PHI']);
     const warnings = (await sessionLog.read('s')).filter((event) => event.type === ASSEMBLY_WARNINGS_EVENT);
     expect(warnings).toHaveLength(1);
+  });
+
+  it('{{model}} names the actor model when the config does not', async () => {
+    const named = await createTestHarness({
+      plugins: [actorAssemblerPlugin({ preset: { prompts: [prompt('m', 'model={{model}}'), HISTORY_MARKER] } })],
+      model: new ScriptedChatModel({ id: 'openai-compatible:qwen2.5' }),
+    });
+    closers.push(() => named.harness.close());
+    await named.harness.runTurn({ sessionId: 's', text: 'q' });
+    expect(named.model.callsFor('actor')[0]?.messages[0]?.content).toBe('model=qwen2.5');
   });
 
   it('useCardPrompts: false keeps the preset prompts', async () => {
