@@ -24,6 +24,9 @@ export function tokenize(text: string): string[] {
     segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
   }
   const terms: string[] = [];
+  // Plain ASCII text (English prose, most settled blocks) is cut here by the same rules ICU
+  // applies to it: an `Intl.Segmenter` call costs several microseconds before its first word.
+  if (asciiWords(text, terms)) return terms;
   // ICU word segmentation slows down badly on long single inputs: segment bounded pieces, cut
   // after a space or punctuation mark so no word is split (a piece without one is cut hard).
   for (let start = 0; start < text.length; ) {
@@ -32,6 +35,60 @@ export function tokenize(text: string): string[] {
     start = end;
   }
   return terms;
+}
+
+// Character classes of the ASCII word-break rules (Unicode UAX #29) that decide a word's extent.
+const OTHER = 0;
+const LETTER = 1; // ALetter: A–Z, a–z
+const DIGIT = 2; // Numeric: 0–9
+const MID_LETTER = 3; // MidLetter ':' — joins letters only
+const MID_NUM = 4; // MidNum ',' ';' — joins digits only
+const MID_NUM_LET = 5; // MidNumLet '.' and Single_Quote "'" — join letters, and digits
+const UNSUPPORTED = 6; // ExtendNumLet '_' and any non-ASCII character: left to ICU
+const ASCII_CLASS = new Uint8Array(128);
+for (let code = 65; code <= 90; code++) ASCII_CLASS[code] = LETTER;
+for (let code = 97; code <= 122; code++) ASCII_CLASS[code] = LETTER;
+for (let code = 48; code <= 57; code++) ASCII_CLASS[code] = DIGIT;
+ASCII_CLASS[0x3a] = MID_LETTER;
+ASCII_CLASS[0x2c] = MID_NUM;
+ASCII_CLASS[0x3b] = MID_NUM;
+ASCII_CLASS[0x2e] = MID_NUM_LET;
+ASCII_CLASS[0x27] = MID_NUM_LET;
+ASCII_CLASS[0x5f] = UNSUPPORTED;
+
+function classOf(code: number): number {
+  return code < 128 ? ASCII_CLASS[code]! : UNSUPPORTED;
+}
+
+/**
+ * The word-like segments ICU gives for a text of ASCII letters, digits, punctuation and spaces
+ * (no `_`), pushed onto `terms`; false (and nothing pushed) for any other text. For those
+ * characters the word-break rules reduce to: letters and digits in a row form one word (WB5,
+ * WB8–WB10), and one `:` `.` `'` between two letters (WB6/WB7) or one `,` `;` `.` `'` between two
+ * digits (WB11/WB12) keeps the word going; everything else is a break and no word.
+ * The test suite checks this against `Intl.Segmenter` on every short string of these classes.
+ */
+function asciiWords(text: string, terms: string[]): boolean {
+  const length = text.length;
+  for (let at = 0; at < length; at++) if (classOf(text.charCodeAt(at)) === UNSUPPORTED) return false;
+  let start = -1;
+  for (let at = 0; at < length; at++) {
+    const kind = ASCII_CLASS[text.charCodeAt(at)]!;
+    if (kind === LETTER || kind === DIGIT) {
+      if (start < 0) start = at;
+      continue;
+    }
+    if (start < 0) continue;
+    if (kind !== OTHER && at + 1 < length) {
+      const before = ASCII_CLASS[text.charCodeAt(at - 1)]!;
+      const after = ASCII_CLASS[text.charCodeAt(at + 1)]!;
+      if (before === after && (before === LETTER ? kind !== MID_NUM : before === DIGIT && kind !== MID_LETTER)) continue;
+    }
+    terms.push(text.slice(start, at));
+    start = -1;
+  }
+  if (start >= 0) terms.push(start === 0 ? text : text.slice(start));
+  return true;
 }
 
 /** Longest text one `Intl.Segmenter` call gets (characters). */
