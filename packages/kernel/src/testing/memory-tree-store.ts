@@ -2,7 +2,6 @@ import { KernelStorageError, RevisionConflictError } from '../ports/storage-erro
 import {
   appendSettleBlock,
   MANIFEST_PATH,
-  settlementDigest,
   stampManifestRevision,
   validateTreeCommit,
   validateTreeFiles,
@@ -14,7 +13,8 @@ import type { SettleResult, TreeCommit, TreeSettlement, TreeSnapshot, TreeStore 
 interface MemoryTree {
   revision: number;
   files: Record<string, string>;
-  readonly settled: Map<string, string>;
+  /** Per settled marker, what it appended (the store's own validated copy). */
+  readonly settled: Map<string, Readonly<Record<string, string>>>;
   /** Per path, the content the last settlement produced (it ends with a line break). */
   readonly lastSettled: Map<string, string>;
 }
@@ -66,10 +66,9 @@ export class MemoryTreeStore implements TreeStore {
     validateTreeId(treeId);
     const { marker, appends } = validateTreeSettlement(settlement);
     const tree = this.#get(treeId);
-    const digest = settlementDigest(appends);
     const previous = tree.settled.get(marker);
     if (previous !== undefined) {
-      if (previous !== digest) {
+      if (!sameAppends(previous, appends)) {
         throw new KernelStorageError('TREE_SETTLE_CONFLICT', `Marker "${marker}" was already settled with different content`);
       }
       return { applied: false, revision: tree.revision };
@@ -85,7 +84,8 @@ export class MemoryTreeStore implements TreeStore {
     }
     tree.files = files;
     tree.revision += 1;
-    tree.settled.set(marker, digest);
+    // The appends themselves, not their digest: in memory a comparison is exact and costs no hash.
+    tree.settled.set(marker, appends);
     stamp(tree);
     return { applied: true, revision: tree.revision };
   }
@@ -105,6 +105,13 @@ export class MemoryTreeStore implements TreeStore {
     if (!tree) throw new KernelStorageError('TREE_NOT_FOUND', `There is no "${treeId}"`);
     return tree;
   }
+}
+
+// The same content as `settlementDigest` compares: the same paths with the same texts, in any order.
+function sameAppends(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const paths = Object.keys(a);
+  if (paths.length !== Object.keys(b).length) return false;
+  return paths.every((path) => Object.hasOwn(b, path) && b[path] === a[path]);
 }
 
 function stamp(tree: MemoryTree): void {
