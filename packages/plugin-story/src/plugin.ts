@@ -1,6 +1,7 @@
 import { definePlugin, type PluginDefinition, Tokens } from '@troupe/kernel';
 import { type StoryPluginOptions, StoryPluginOptionsSchema, storySettings } from './plugin-config.js';
 import { SourceIndexCache } from './retrieval/source-index-cache.js';
+import { readStoryWorkspaceSelection } from './selection.js';
 import { NO_WEB_SEARCH, StoryTokens } from './story-tokens.js';
 import { KeptStepReconciler } from './continuity/kept-step-reconciler.js';
 import { StoryDraftPreparer } from './turn/draft-preparer.js';
@@ -46,8 +47,11 @@ export function storyPlugin(options: StoryPluginOptions = {}): PluginDefinition<
       ctx.hooks.preActor({
         degradable: true,
         handler: async (input, turn) => {
-          await reconciler.reconcile(turn);
-          await preparer.preActor(input, turn);
+          // The selection is read once for both steps (each would look it up and check it).
+          const workspaceId = await readStoryWorkspaceSelection((key) => turn.events.findLatest(key));
+          if (!workspaceId) return;
+          await reconciler.reconcile(turn, workspaceId);
+          await preparer.preActor(input, turn, workspaceId);
         },
       });
       ctx.hooks.postReview((turn, context) => settler.postReview(turn, context));

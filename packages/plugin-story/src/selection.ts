@@ -1,9 +1,8 @@
 import { type Clock, type SessionLog, systemClock } from '@troupe/kernel';
 import { validateTreeId } from '@troupe/kernel/storage';
-import * as z from 'zod';
 import { SELECTION_KEY, STORY_EVENTS } from './events.js';
 
-const SelectionSchema = z.object({ workspaceId: z.string().nullable() });
+const SELECTION_EVENT_KEY = Object.freeze({ type: STORY_EVENTS.workspaceSelected, key: SELECTION_KEY });
 
 /** Options of {@link selectStoryWorkspace}. */
 export interface SelectionOptions {
@@ -59,7 +58,8 @@ export function clearStoryWorkspace(sessionLog: SessionLog, sessionId: string, o
 export async function readStoryWorkspaceSelection(
   findLatest: (key: { type: string; key: string }) => Promise<{ data: unknown } | undefined>,
 ): Promise<string | undefined> {
-  const event = await findLatest({ type: STORY_EVENTS.workspaceSelected, key: SELECTION_KEY });
-  const parsed = SelectionSchema.safeParse(event?.data);
-  return parsed.success && parsed.data.workspaceId !== null ? parsed.data.workspaceId : undefined;
+  const event = await findLatest(SELECTION_EVENT_KEY);
+  // Read on every turn: the schema's one rule checked by hand (an object whose `workspaceId` is a string).
+  const data = event?.data as { workspaceId?: unknown } | null | undefined;
+  return typeof data === 'object' && data !== null && typeof data.workspaceId === 'string' ? data.workspaceId : undefined;
 }

@@ -19,7 +19,7 @@ import type { TokenCounters } from '../budget/token-counter.js';
 import { contextKeys } from '../context-keys.js';
 import { type FinishedCommits, POST_REVIEW_DONE, postReviewDoneKey, TURN_COMMITTED_KEY } from './finish-committed-turn.js';
 import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
-import { TurnInputSchema, type Scenario, type TurnInput } from './turn-input.js';
+import { plainTurnInput, TurnInputSchema, type Scenario, type TurnInput } from './turn-input.js';
 import { LazyAbortController } from './lazy-abort-controller.js';
 import { TurnState } from './turn-state.js';
 import type { TurnDeadlines } from './turn-deadlines.js';
@@ -60,6 +60,8 @@ export interface TurnServices {
  * @throws {KernelError} KERNEL_TURN_INPUT_INVALID naming every bad field
  */
 export function parseTurnInput(input: unknown): TurnInput {
+  const plain = plainTurnInput(input);
+  if (plain) return plain;
   const parsed = TurnInputSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   throw new KernelError('KERNEL_TURN_INPUT_INVALID', `Invalid turn input: ${formatIssues(parsed.error, { root: 'input' })}`, {

@@ -44,9 +44,11 @@ export class KeptStepReconciler {
   /**
    * Runs at the start of a turn (before the draft is prepared).
    * @param ctx - the turn context
+   * @param selected - the session's selected workspace when the caller has read it already
+   *   (omitted: read here)
    */
-  async reconcile(ctx: TurnContext): Promise<void> {
-    const workspaceId = await readStoryWorkspaceSelection((key) => ctx.events.findLatest(key));
+  async reconcile(ctx: TurnContext, selected?: string): Promise<void> {
+    const workspaceId = selected ?? (await readStoryWorkspaceSelection((key) => ctx.events.findLatest(key)));
     if (!workspaceId) return;
     const through = await latestControls(ctx);
     if (Object.keys(through).length === 0) return;

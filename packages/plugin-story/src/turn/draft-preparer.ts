@@ -52,9 +52,11 @@ export class StoryDraftPreparer {
    * Runs for one turn.
    * @param input - the player's text
    * @param ctx - the turn context
+   * @param selected - the session's selected workspace when the caller has read it already
+   *   (omitted: read here)
    */
-  async preActor(input: string, ctx: TurnContext): Promise<void> {
-    const workspaceId = await readStoryWorkspaceSelection((key) => ctx.events.findLatest(key));
+  async preActor(input: string, ctx: TurnContext, selected?: string): Promise<void> {
+    const workspaceId = selected ?? (await readStoryWorkspaceSelection((key) => ctx.events.findLatest(key)));
     if (!workspaceId) return;
     const emit = storyEmitter(ctx);
     const fail = (stage: string, error: unknown, extra: Record<string, unknown> = {}) => {

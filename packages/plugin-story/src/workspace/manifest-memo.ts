@@ -1,4 +1,4 @@
-import { parseManifest, type StoryManifest, StoryManifestSchema } from './manifest.js';
+import { parseManifest, type StoryManifest } from './manifest.js';
 
 // Manifest texts seen lately and what they parse to: a turn reads the same manifest in preActor
 // and postReview (and the next turn usually too), so it is validated once, not per hook.
@@ -47,12 +47,13 @@ function fromTemplate(text: string): StoryManifest | undefined {
     const { before, after } = template;
     if (text.length <= before.length + after.length || !text.startsWith(before) || !text.endsWith(after)) continue;
     const digits = text.slice(before.length, text.length - after.length);
+    // At most 15 digits: always a safe integer ≥ 0, which is all the schema asks of a revision.
     if (!REVISION_DIGITS.test(digits)) continue;
-    const revision = StoryManifestSchema.shape.revision.safeParse(Number(digits));
-    if (!revision.success) continue;
-    templates.splice(at, 1);
-    templates.unshift(template);
-    return { ...template.manifest, revision: revision.data };
+    if (at > 0) {
+      templates.splice(at, 1);
+      templates.unshift(template);
+    }
+    return { ...template.manifest, revision: Number(digits) };
   }
   return undefined;
 }
