@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { ManualClock } from '@troupe/kernel/testing';
-import { type LazySignal, pollOnGrid, retryWithDelays, runWithin, runWithinLazily } from '@troupe/kernel/util';
+import { DeadlineGroup, type LazySignal, pollOnGrid, retryWithDelays, runWithin, runWithinLazily } from '@troupe/kernel/util';
 import { describe, expect, it } from 'vitest';
 import { rejectionOf } from './helpers.js';
 
@@ -128,6 +128,88 @@ describe('runWithinLazily', () => {
     expect(await runWithinLazily(clock, 100, caller.signal, timeoutError, async () => 'unused').catch((error: unknown) => error)).toBe(reason);
     expect(await runWithinLazily(clock, 100, new AbortController().signal, timeoutError, async () => 'ok')).toBe('ok');
     expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe('DeadlineGroup', () => {
+  const hang = () => new Promise<never>(() => {});
+  // A job that keeps its signal holder and never answers.
+  const holding = (holders: LazySignal[]) => (lazy: LazySignal) => {
+    holders.push(lazy);
+    return hang();
+  };
+
+  it("cuts each call at its own limit (a later call's earlier limit too), returns the others' values, and leaves one timer and one listener while open", async () => {
+    const clock = new ManualClock();
+    const caller = new AbortController();
+    const group = new DeadlineGroup(clock, caller.signal);
+    const holders: LazySignal[] = [];
+    const late = rejectionOf(group.runWithin(300, () => new Error('late at 300'), holding(holders)));
+    const early = rejectionOf(group.runWithin(100, () => new Error('early at 100'), holding(holders)));
+    let answer: (value: string) => void = () => {};
+    const answered = group.runWithin(200, () => new Error('never'), () => new Promise<string>((resolve) => (answer = resolve)));
+    expect(clock.pendingTimers).toBe(1);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
+    await clock.advance(99);
+    expect(holders.map((lazy) => lazy.signal.aborted)).toEqual([false, false]);
+    await clock.advance(1);
+    expect(((await early) as Error).message).toBe('early at 100');
+    expect(((holders[1] as LazySignal).signal.reason as DOMException).name).toBe('TimeoutError');
+    expect(holders[0]?.signal.aborted).toBe(false);
+    answer('in time');
+    expect(await answered).toBe('in time');
+    await clock.advance(199);
+    expect(holders[0]?.signal.aborted).toBe(false);
+    await clock.advance(1);
+    expect(((await late) as Error).message).toBe('late at 300');
+    expect(await group.runWithin(100, timeoutError, async () => 'ok')).toBe('ok');
+    expect(clock.pendingTimers).toBe(1);
+    group.close();
+    expect(clock.pendingTimers).toBe(0);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a cancellation rejects every pending call with its reason and aborts their signals; later calls reject at once; nothing is left', async () => {
+    const clock = new ManualClock();
+    const caller = new AbortController();
+    const group = new DeadlineGroup(clock, caller.signal);
+    const holders: LazySignal[] = [];
+    const calls = [100, 200].map((ms) => rejectionOf(group.runWithin(ms, timeoutError, holding(holders))));
+    const { signal } = holders[0] as LazySignal;
+    await clock.advance(50);
+    const reason = new Error('player cancelled');
+    caller.abort(reason);
+    expect(await Promise.all(calls)).toEqual([reason, reason]);
+    expect(signal.reason).toBe(reason);
+    expect(holders[1]?.signal.reason).toBe(reason);
+    expect(clock.pendingTimers).toBe(0);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+    let started = false;
+    expect(await rejectionOf(group.runWithin(100, timeoutError, async () => (started = true)))).toBe(reason);
+    expect(started).toBe(false);
+    group.close();
+  });
+
+  it('closed with a call pending, it keeps that call bounded and releases its timer and listener when it settles; a throwing job and a zero limit fail at once', async () => {
+    const clock = new ManualClock();
+    const caller = new AbortController();
+    const group = new DeadlineGroup(clock, caller.signal);
+    const pending = rejectionOf(group.runWithin(100, timeoutError, hang));
+    const failure = new Error('bad request');
+    expect(
+      await rejectionOf(
+        group.runWithin(100, timeoutError, () => {
+          throw failure;
+        }),
+      ),
+    ).toBe(failure);
+    expect(((await rejectionOf(group.runWithin(0, timeoutError, async () => 1))) as Error).message).toBe('too slow');
+    group.close();
+    expect(clock.pendingTimers).toBe(1);
+    await clock.advance(100);
+    expect(((await pending) as Error).message).toBe('too slow');
+    expect(clock.pendingTimers).toBe(0);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
   });
 });
 

@@ -116,10 +116,11 @@ function raceWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTimeout:
  * remembering of an abort that came before the signal was made); at the limit it aborts with a
  * `TimeoutError`.
  */
-class LazyWorkSignal implements LazySignal {
+export class LazyWorkSignal implements LazySignal {
   readonly #ms: number;
   readonly #controller = new LazyAbortController();
 
+  /** @param ms - the limit, for the `TimeoutError`'s message */
   constructor(ms: number) {
     this.#ms = ms;
   }
@@ -137,8 +138,12 @@ class LazyWorkSignal implements LazySignal {
 /**
  * Calls `fire` after `ms` on `clock`; returns what cancels it. The system clock gets a plain
  * timer; another clock (a `ManualClock` in tests) its own `sleep`, cancelled by a signal.
+ * @param clock - the harness clock
+ * @param ms - the delay
+ * @param fire - what runs when it is up
+ * @returns what cancels it (safe to call more than once)
  */
-function startTimer(clock: Clock, ms: number, fire: () => void): () => void {
+export function startTimer(clock: Clock, ms: number, fire: () => void): () => void {
   if (clock === systemClock) {
     const timer = setTimeout(fire, ms);
     return () => clearTimeout(timer);

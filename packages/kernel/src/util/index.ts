@@ -6,6 +6,7 @@ export { extractJson, stripReasoning } from '../text/model-answer.js';
 export type { ExtractJsonOptions } from '../text/model-answer.js';
 export { pollOnGrid, retryWithDelays, runWithin, runWithinLazily } from '../timing/on-clock.js';
 export type { LazySignal } from '../timing/on-clock.js';
+export { DeadlineGroup } from '../timing/deadline-group.js';
 // Work that outlives its caller (an app's background jobs), as Effect fibers in one scope that close() interrupts.
 export { FiberScope } from '../background/fiber-scope.js';
 export type { ScopedJob } from '../background/fiber-scope.js';

@@ -1,4 +1,4 @@
-import { abortReason, describeError, runWithin } from '@troupe/kernel/util';
+import { abortReason, DeadlineGroup, describeError, runWithin } from '@troupe/kernel/util';
 import type { ChatMessage } from '@troupe/kernel';
 import { StoryError } from '../errors.js';
 import { STORY_EVENTS } from '../events.js';
@@ -54,6 +54,18 @@ const IMPLICIT_SECTION: SectionEntry = { id: 'story', title: 'Story', kind: 'pro
  *   flow); the abort reason when cancelled (never degraded)
  */
 export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
+  if (input.env.deadlines) return prepareStages(input);
+  // One timer and one listener on the turn's signal for every stage call of the preparation,
+  // released when it ends (a call cut by cancellation or its limit has settled by then).
+  const deadlines = new DeadlineGroup(input.env.clock, input.env.signal);
+  try {
+    return await prepareStages({ ...input, env: { ...input.env, deadlines } });
+  } finally {
+    deadlines.close();
+  }
+}
+
+async function prepareStages(input: PrepareDraftInput): Promise<string> {
   const { env, manifest, files, playerInput } = input;
   const maxParallel = manifest.pipeline.maxParallel;
   const stopIfLate = (next: string) => {

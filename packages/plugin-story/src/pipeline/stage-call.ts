@@ -1,5 +1,5 @@
 import { type ChatMessage, type ChatModel, type ChatRequest, type Clock, formatIssues } from '@troupe/kernel';
-import { abortReason, describeError, formatIssuePath, type LazySignal, runWithinLazily } from '@troupe/kernel/util';
+import { abortReason, type DeadlineGroup, describeError, formatIssuePath, type LazySignal, runWithinLazily } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { checkStagePrompt } from '../budget/fit-prompt.js';
 import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
@@ -30,6 +30,11 @@ export interface StageEnvironment {
   readonly deadlineMs?: number;
   /** What every stage prompt may take (default: {@link defaultStagePromptBudget}). */
   readonly budget?: StagePromptBudget;
+  /**
+   * The deadlines of the preparation's stage calls as one group (one timer and one listener on
+   * `signal` for all of them; made by `prepareDraft`); without it each call races alone.
+   */
+  readonly deadlines?: DeadlineGroup;
 }
 
 /**
@@ -145,9 +150,9 @@ async function runStage<T>(
     byDeadline ? deadlineError(env, call.stage) : new StoryError('STORY_STAGE_TIMEOUT', `${call.stage} did not answer within ${env.stageTimeoutMs} ms (pipeline.stageTimeoutMs)`);
   let text: string;
   try {
-    const response = await runWithinLazily(env.clock, Math.min(untilDeadline, env.stageTimeoutMs), env.signal, limitError, (lazy) =>
-      env.model.generate(stageRequest(env, call, json, lazy)),
-    );
+    const ms = Math.min(untilDeadline, env.stageTimeoutMs);
+    const generate = (lazy: LazySignal) => env.model.generate(stageRequest(env, call, json, lazy));
+    const response = await (env.deadlines ? env.deadlines.runWithin(ms, limitError, generate) : runWithinLazily(env.clock, ms, env.signal, limitError, generate));
     text = response.text;
   } catch (cause) {
     // Cancellation is never a failure result: reject with the abort reason, record nothing.
