@@ -128,6 +128,26 @@ describe('the growing-document index', () => {
     expectSameAsFresh(index, truncated);
   });
 
+  it('a settlement told to it after a line break extends the index by its block alone, exactly as a fresh build', () => {
+    const index = new GrowingTextIndex(CHUNK);
+    let text = 'Prologue by the well.\n\nA second paragraph the player wrote.\n';
+    let revision = 1;
+    index.update(text, revision);
+    for (let turn = 0; turn < 12; turn++) {
+      // Long bodies with blank lines: a block of several pieces, the last one often short.
+      const body = turn % 3 === 0 ? `- turn ${turn}: ${'the road by the river goes on '.repeat(9)}\n\n- and the LOCKET ${turn}` : `- turn ${turn} at the well`;
+      const suffix = appendSettleBlock('', `story:t${turn}:0`, body);
+      const indexed = index.charsIndexed;
+      expect(index.appended(revision + 1, suffix)).toBe(true);
+      // Only the new block's characters were cut and indexed (its marker line excluded).
+      expect(index.charsIndexed - indexed).toBeLessThanOrEqual(suffix.length - suffix.indexOf('\n') - 1);
+      text += suffix;
+      revision += 1;
+      index.update(text, revision);
+      expectSameAsFresh(index, text);
+    }
+  });
+
   it('a document that fits goes whole without its settle markers; a longer one as recent turns and a few retrieved excerpts', () => {
     let text = 'Prologue: the village by the well.\n';
     for (let turn = 0; turn < 3; turn++) text = settle(text, turn, `- turn ${turn} on the road`);

@@ -227,8 +227,11 @@ function commitData(input: string, reply: string, continuation: TurnContinuation
 }
 
 // Promise jobs a committed turn's postReview work (handlers, then one append) takes when nothing
-// in it waits on I/O: within them it needs no fiber (see `FiberScope.run`).
-const POST_REVIEW_PROBE_JOBS = 16;
+// in it waits on I/O: within them it needs no fiber (see `FiberScope.run`). The story plugin's
+// settlement (a continuity stage call, the workspace append, its events) takes about 18 on
+// in-memory stores; the room above that is cheap (a probe job is a fraction of a microsecond and
+// work that waits on I/O runs its first jobs meanwhile), a fiber per turn is not (~50 µs).
+const POST_REVIEW_PROBE_JOBS = 64;
 
 /** A `continue` turn: the step being extended and its visible reply. */
 export interface TurnContinuation {

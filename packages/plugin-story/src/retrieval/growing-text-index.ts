@@ -130,10 +130,19 @@ export class GrowingTextIndex {
     if (this.#revision === undefined || revision !== this.#revision + 1 || (suffix !== '' && this.#tail === undefined)) return false;
     this.#revision = revision;
     if (suffix === '') return true;
-    const { from, dropped } = this.#restartBefore(this.#length);
-    this.#pending.push(ownString(suffix));
+    const own = ownString(suffix);
+    const offset = this.#length;
+    this.#pending.push(own);
     this.#length += suffix.length;
-    this.#reindex(`${this.#tail}${suffix}`, from, dropped);
+    if (this.#tail !== undefined && (this.#tail === '' || this.#tail.endsWith('\n')) && startsWithMarkerLine(own)) {
+      // A settlement's block after a line break: the marker line ends the last piece where the
+      // end of the text ended it, so every piece so far stays as it is (no restart, no re-cut of
+      // the last block); only the block itself is cut and indexed.
+      this.#reindex(own, offset, []);
+      return true;
+    }
+    const { from, dropped } = this.#restartBefore(offset);
+    this.#reindex(`${this.#tail}${own}`, from, dropped);
     return true;
   }
 
@@ -230,10 +239,26 @@ export class GrowingTextIndex {
  * @param text - any text
  */
 export function storyLines(text: string): string {
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '' && !isSettleMarkerLine(line))
-    .join('\n');
+  // One pass without the arrays of split/filter/join: this runs for every new piece of every turn.
+  let kept = '';
+  let any = false;
+  for (let at = 0; ; ) {
+    const newline = text.indexOf('\n', at);
+    const line = newline < 0 ? (at === 0 ? text : text.slice(at)) : text.slice(at, newline);
+    if (line.trim() !== '' && !isSettleMarkerLine(line)) {
+      kept = any ? `${kept}\n${line}` : line;
+      any = true;
+    }
+    if (newline < 0) return kept;
+    at = newline + 1;
+  }
+}
+
+// Whether `text` begins with a whole settle-marker line (its line break included).
+function startsWithMarkerLine(text: string): boolean {
+  if (!text.startsWith('<!-- troupe:settle ')) return false;
+  const newline = text.indexOf('\n');
+  return newline >= 0 && isSettleMarkerLine(text.slice(0, newline));
 }
 
 // The fast path is an append (`b` starts with `a`); otherwise compare in blocks, then by character.
