@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { KernelStorageError } from '@troupe/kernel';
 import { CREATE_EXCLUSIVE, type StorageFs } from './storage-fs.js';
 import { tempName } from './temp-names.js';
+import { quickLayer } from './quick-layer.js';
 
 /**
  * Writes all of `data` at `position`, looping over short writes. A write that makes no progress
@@ -27,13 +28,14 @@ export async function writeFully(fs: StorageFs, fd: number, data: Uint8Array, po
  * Replaces `dir/name` atomically: exclusive temp in the same directory (never following a planted
  * symlink), write loop, size check, fsync, rename, fsync of the directory. On any failure the temp
  * is removed and the target is untouched. Callers must have checked `dir` holds no symlinks.
- * @param fs - file-system layer
+ * @param layer - file-system layer (its calls that have a synchronous form run on the calling thread, see `quickLayer`)
  * @param dir - the target's directory
  * @param name - the target's file name
  * @param data - the complete new content
  * @throws {KernelStorageError} STORAGE_IO when any step fails (with the cause)
  */
-export async function atomicWriteFile(fs: StorageFs, dir: string, name: string, data: Uint8Array): Promise<void> {
+export async function atomicWriteFile(layer: StorageFs, dir: string, name: string, data: Uint8Array): Promise<void> {
+  const fs = quickLayer(layer);
   const temp = join(dir, tempName());
   const target = join(dir, name);
   let fd: number | undefined;

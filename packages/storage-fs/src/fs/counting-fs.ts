@@ -1,4 +1,4 @@
-import { nodeStorageFs, type StorageFs } from './storage-fs.js';
+import { nodeStorageFs, type StorageFs, syncFormOf, withSyncForm } from './storage-fs.js';
 
 /** How many calls of each kind a {@link countingStorageFs} saw since it was made or reset. */
 export interface StorageFsCounts {
@@ -15,6 +15,12 @@ export interface StorageFsCounts {
   readonly locks: number;
   /** Bytes returned by `read` from files whose path ends with the `readSuffix` given (all files by default). */
   readonly bytesRead: number;
+  /**
+   * Of {@link StorageFsCounts.total}, the operations answered on the calling thread (the layer's
+   * `…Now` calls and the synchronous forms the stores use, see `quickLayer`): the others each
+   * cost a round trip through libuv's thread pool.
+   */
+  readonly synchronous: number;
   /** Calls per operation name (`open`, `lstat`, `readdir`, …). */
   readonly byOperation: Readonly<Record<string, number>>;
   /** Every path opened (by `open`, or by a small read on the calling thread), in call order. */
@@ -44,22 +50,55 @@ export function countingStorageFs(inner: StorageFs = nodeStorageFs, readSuffix =
   let bytesRead = 0;
   let opened: string[] = [];
   const countedFds = new Set<number>();
+  let synchronous = 0;
   const tally = (name: string) => calls.set(name, (calls.get(name) ?? 0) + 1);
+  /** A call answered on the calling thread (no thread-pool round trip). */
+  const tallyNow = (name: string) => {
+    tally(name);
+    synchronous += 1;
+  };
   const fs: StorageFs = { ...inner };
+  // A call the inner layer can answer on the calling thread (see `withSyncForm`) keeps that form,
+  // counted the same way, so counting changes nothing about how the stores call it.
+  const counted = <A extends unknown[], R>(call: (...args: A) => Promise<R>, innerCall: unknown, before: (...args: A) => void, after: (result: R, ...args: A) => void = () => undefined) => {
+    const sync = syncFormOf(innerCall as (...args: A) => Promise<R>);
+    if (!sync) return call;
+    return withSyncForm(call, (...args: A) => {
+      before(...args);
+      const result = sync.apply(inner, args);
+      after(result, ...args);
+      return result;
+    });
+  };
   for (const name of Object.keys(inner) as (keyof StorageFs)[]) {
     const call = inner[name] as (...args: unknown[]) => Promise<unknown>;
-    (fs as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
-      tally(name);
-      return call.apply(inner, args);
-    };
+    (fs as unknown as Record<string, unknown>)[name] = counted(
+      (...args: unknown[]) => {
+        tally(name);
+        return call.apply(inner, args);
+      },
+      call,
+      () => tallyNow(name),
+    );
   }
-  fs.open = async (path, flags, mode) => {
-    tally('open');
-    opened.push(path);
-    const fd = await inner.open(path, flags, mode);
+  const noteOpened = (fd: number, path: string) => {
     if (path.endsWith(readSuffix)) countedFds.add(fd);
-    return fd;
   };
+  fs.open = counted(
+    async (path: string, flags: number, mode?: number) => {
+      tally('open');
+      opened.push(path);
+      const fd = await inner.open(path, flags, mode);
+      noteOpened(fd, path);
+      return fd;
+    },
+    inner.open,
+    (path) => {
+      tallyNow('open');
+      opened.push(path);
+    },
+    (fd, path) => noteOpened(fd, path),
+  );
   fs.read = async (fd, buffer, offset, length, position) => {
     tally('read');
     const count = await inner.read(fd, buffer, offset, length, position);
@@ -70,14 +109,14 @@ export function countingStorageFs(inner: StorageFs = nodeStorageFs, readSuffix =
   if (inner.lstatNow) {
     const lstatNow = inner.lstatNow.bind(inner);
     fs.lstatNow = (path) => {
-      tally('lstat');
+      tallyNow('lstat');
       return lstatNow(path);
     };
   }
   if (inner.readdirNow) {
     const readdirNow = inner.readdirNow.bind(inner);
     fs.readdirNow = (path) => {
-      tally('readdir');
+      tallyNow('readdir');
       return readdirNow(path);
     };
   }
@@ -85,26 +124,38 @@ export function countingStorageFs(inner: StorageFs = nodeStorageFs, readSuffix =
     const readNow = inner.readNow.bind(inner);
     fs.readNow = (path, start, end) => {
       // The same system calls as an asynchronous read: open, size (when no end is given), read, close.
-      tally('open');
+      tallyNow('open');
       opened.push(path);
-      if (end === undefined) tally('fsize');
-      tally('read');
-      tally('close');
+      if (end === undefined) tallyNow('fsize');
+      tallyNow('read');
+      tallyNow('close');
       const bytes = readNow(path, start, end);
       if (bytes && path.endsWith(readSuffix)) bytesRead += bytes.length;
       return bytes;
     };
   }
-  fs.link = async (from, to) => {
-    tally('link');
-    await inner.link(from, to);
-    tally('locks');
-  };
-  fs.close = async (fd) => {
-    tally('close');
-    countedFds.delete(fd);
-    return inner.close(fd);
-  };
+  fs.link = counted(
+    async (from: string, to: string) => {
+      tally('link');
+      await inner.link(from, to);
+      tally('locks');
+    },
+    inner.link,
+    () => tallyNow('link'),
+    () => tally('locks'),
+  );
+  fs.close = counted(
+    async (fd: number) => {
+      tally('close');
+      countedFds.delete(fd);
+      return inner.close(fd);
+    },
+    inner.close,
+    (fd) => {
+      tallyNow('close');
+      countedFds.delete(fd);
+    },
+  );
   return {
     fs,
     counts: () => {
@@ -115,6 +166,7 @@ export function countingStorageFs(inner: StorageFs = nodeStorageFs, readSuffix =
         fsyncDir: calls.get('fsyncDir') ?? 0,
         locks: calls.get('locks') ?? 0,
         bytesRead,
+        synchronous,
         byOperation,
         opened: [...opened],
       };
@@ -122,6 +174,7 @@ export function countingStorageFs(inner: StorageFs = nodeStorageFs, readSuffix =
     reset: () => {
       calls = new Map();
       bytesRead = 0;
+      synchronous = 0;
       opened = [];
     },
   };

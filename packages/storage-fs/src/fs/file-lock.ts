@@ -6,6 +6,7 @@ import { DEFAULT_LEASE_MS, isLockStale, leaseExpiresAt, markHeld, newLockOwner, 
 import { CREATE_EXCLUSIVE, errorCode, type StorageFs } from './storage-fs.js';
 import { tempName } from './temp-names.js';
 import { lstatQuick } from './stat-now.js';
+import { quickLayer } from './quick-layer.js';
 
 /** How long a lock file whose owner cannot be read (someone else's garbage) is waited on. */
 const UNREADABLE_LOCK_GRACE_MS = 5_000;
@@ -65,7 +66,7 @@ export interface HeldLock {
  *
  * Reusable for any cross-process critical section over a folder the caller owns (one lock file
  * per resource).
- * @param fs - file-system layer
+ * @param layer - file-system layer (its calls that have a synchronous form run on the calling thread, see `quickLayer`)
  * @param lockPath - the lock file
  * @param options - timeout, lease and the missing-directory error
  * @param work - the critical section; gets {@link HeldLock} to re-check ownership
@@ -74,7 +75,8 @@ export interface HeldLock {
  * names the lock file, its holder, and what to do), or when the lock was lost before a point of
  * no return (from `assertHeld`)
  */
-export async function withFileLock<T>(fs: StorageFs, lockPath: string, options: FileLockOptions, work: (lock: HeldLock) => Promise<T>): Promise<T> {
+export async function withFileLock<T>(layer: StorageFs, lockPath: string, options: FileLockOptions, work: (lock: HeldLock) => Promise<T>): Promise<T> {
+  const fs = quickLayer(layer);
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const owner = newLockOwner(leaseMs);
   const body = Buffer.from(JSON.stringify(owner));

@@ -68,6 +68,16 @@ export function quickRead(fs: StorageFs): ((path: string, start: number, end: nu
 }
 
 /**
+ * Whether a layer may answer calls on the calling thread now (it has not been slow lately).
+ * @param fs - file-system layer
+ * @returns false while the layer is marked slow
+ */
+export function syncCallsAllowed(fs: StorageFs): boolean {
+  const until = slowUntil.get(fs);
+  return until === undefined || Date.now() >= until;
+}
+
+/**
  * Notes how long a batch of synchronous stat calls took; too long marks the layer slow.
  * @param fs - file-system layer
  * @param startedAt - `performance.now()` before the batch

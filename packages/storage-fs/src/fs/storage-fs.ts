@@ -180,40 +180,101 @@ function entryStat(stat: nodeFs.BigIntStats): EntryStat {
   return { kind: kindOf(stat), size: Number(stat.size), signature: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`, mtimeMs: Number(stat.mtimeMs) };
 }
 
+function lstatSync(path: string): EntryStat | undefined {
+  try {
+    return entryStat(nodeFs.lstatSync(path, { bigint: true }));
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
+// The synchronous form of a call, keyed by the very function a layer has for that call: a layer
+// that replaces a call (a test injecting a short write, a crash, a race) replaces its synchronous
+// form with it, so nothing ever bypasses the replacement. See `quickLayer`.
+// biome-ignore lint/complexity/noBannedTypes: keyed by any function value
+const syncForms = new WeakMap<Function, Function>();
+
+/**
+ * Registers `sync` as the synchronous form of the asynchronous `call` (same arguments, same
+ * result, same errors thrown instead of rejected).
+ * @param call - the asynchronous call a layer exposes
+ * @param sync - the same call answered on the calling thread
+ * @returns `call` itself
+ */
+export function withSyncForm<A extends unknown[], R>(call: (...args: A) => Promise<R>, sync: (...args: A) => R): (...args: A) => Promise<R> {
+  syncForms.set(call, sync);
+  return call;
+}
+
+/**
+ * The synchronous form registered for a layer's call, if any (see {@link withSyncForm}).
+ * @param call - the layer's call
+ * @returns its synchronous form, or undefined
+ */
+export function syncFormOf<A extends unknown[], R>(call: ((...args: A) => Promise<R>) | undefined): ((...args: A) => R) | undefined {
+  return call ? (syncForms.get(call) as ((...args: A) => R) | undefined) : undefined;
+}
+
 /** The real file system (Node's `fs`). */
 export const nodeStorageFs: StorageFs = {
-  open: (path, flags, mode) => open(path, flags, mode),
-  write: (fd, buffer, offset, length, position) => write(fd, buffer, offset, length, position),
+  open: withSyncForm(
+    (path: string, flags: number, mode?: number) => open(path, flags, mode),
+    (path: string, flags: number, mode?: number) => nodeFs.openSync(path, flags, mode),
+  ),
+  write: withSyncForm(
+    (fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null) => write(fd, buffer, offset, length, position),
+    (fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null) => nodeFs.writeSync(fd, buffer, offset, length, position),
+  ),
   read: (fd, buffer, offset, length, position) => read(fd, buffer, offset, length, position),
-  fsize: async (fd) => (await fstat(fd)).size,
+  fsize: withSyncForm(
+    async (fd: number) => (await fstat(fd)).size,
+    (fd: number) => nodeFs.fstatSync(fd).size,
+  ),
   fsync: (fd) => fsync(fd),
-  ftruncate: (fd, length) => ftruncate(fd, length),
+  ftruncate: withSyncForm(
+    (fd: number, length: number) => ftruncate(fd, length),
+    (fd: number, length: number) => nodeFs.ftruncateSync(fd, length),
+  ),
   futimes: (fd, timeMs) => futimes(fd, timeMs / 1000, timeMs / 1000),
-  close: (fd) => close(fd),
-  rename: (from, to) => nodeFs.promises.rename(from, to),
-  link: (from, to) => nodeFs.promises.link(from, to),
-  unlink: (path) => nodeFs.promises.unlink(path),
-  mkdir: async (path) => {
-    await nodeFs.promises.mkdir(path);
-  },
+  close: withSyncForm(
+    (fd: number) => close(fd),
+    (fd: number) => nodeFs.closeSync(fd),
+  ),
+  rename: withSyncForm(
+    (from: string, to: string) => nodeFs.promises.rename(from, to),
+    (from: string, to: string) => nodeFs.renameSync(from, to),
+  ),
+  link: withSyncForm(
+    (from: string, to: string) => nodeFs.promises.link(from, to),
+    (from: string, to: string) => nodeFs.linkSync(from, to),
+  ),
+  unlink: withSyncForm(
+    (path: string) => nodeFs.promises.unlink(path),
+    (path: string) => nodeFs.unlinkSync(path),
+  ),
+  mkdir: withSyncForm(
+    async (path: string) => {
+      await nodeFs.promises.mkdir(path);
+    },
+    (path: string) => {
+      nodeFs.mkdirSync(path);
+    },
+  ),
   removeTree: (path) => nodeFs.promises.rm(path, { recursive: true, force: true }),
   readdir: (path) => nodeFs.promises.readdir(path),
-  lstat: async (path) => {
-    try {
-      return entryStat(await nodeFs.promises.lstat(path, { bigint: true }));
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
-      throw error;
-    }
-  },
-  lstatNow: (path) => {
-    try {
-      return entryStat(nodeFs.lstatSync(path, { bigint: true }));
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
-      throw error;
-    }
-  },
+  lstat: withSyncForm(
+    async (path: string) => {
+      try {
+        return entryStat(await nodeFs.promises.lstat(path, { bigint: true }));
+      } catch (error) {
+        if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return undefined;
+        throw error;
+      }
+    },
+    (path: string) => lstatSync(path),
+  ),
+  lstatNow: (path) => lstatSync(path),
   readdirNow: (path) => nodeFs.readdirSync(path, { withFileTypes: true }).map((entry) => ({ name: entry.name, kind: kindOf(entry) })),
   readNow: (path, start, end) => {
     const fd = nodeFs.openSync(path, READ_NOFOLLOW);
@@ -236,14 +297,15 @@ export const nodeStorageFs: StorageFs = {
   fsyncDir: async (path) => {
     // Windows cannot open directories for fsync; some network/FUSE file systems answer EINVAL.
     if (process.platform === 'win32') return;
+    // Opening and closing a directory take a few µs: only the sync itself goes to the thread pool.
     let fd: number | undefined;
     try {
-      fd = await open(path, nodeFs.constants.O_RDONLY);
+      fd = nodeFs.openSync(path, nodeFs.constants.O_RDONLY);
       await fsync(fd);
     } catch (error) {
       if (!['EINVAL', 'ENOTSUP', 'EPERM', 'EISDIR'].includes(errorCode(error) ?? '')) throw error;
     } finally {
-      if (fd !== undefined) await close(fd);
+      if (fd !== undefined) nodeFs.closeSync(fd);
     }
   },
 };

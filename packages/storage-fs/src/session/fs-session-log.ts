@@ -12,6 +12,7 @@ import { readTypedLines } from './read-typed.js';
 import { eventNotFound, IndexMismatch } from './session-errors.js';
 import { FsSessionTurnLocks } from './session-turn-locks.js';
 import { lstatQuick } from '../fs/stat-now.js';
+import { quickLayer } from '../fs/quick-layer.js';
 
 /** Options for {@link FsSessionLog}. */
 export interface FsSessionLogOptions {
@@ -47,9 +48,10 @@ export class FsSessionLog implements SessionLog, SessionTurnLock {
 
   /** @param options - where sessions live and which fs layer to use */
   constructor(options: FsSessionLogOptions) {
-    this.#options = options;
-    this.#sessions = new LockedSessions(options);
-    this.#turnLocks = new FsSessionTurnLocks({ dir: options.dir, fs: options.fs, timeoutMs: options.turnLockTimeoutMs, leaseMs: options.lockLeaseMs });
+    const quick = { ...options, fs: quickLayer(options.fs) };
+    this.#options = quick;
+    this.#sessions = new LockedSessions(quick);
+    this.#turnLocks = new FsSessionTurnLocks({ dir: quick.dir, fs: quick.fs, timeoutMs: quick.turnLockTimeoutMs, leaseMs: quick.lockLeaseMs });
   }
 
   /**

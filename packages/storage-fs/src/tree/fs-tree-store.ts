@@ -19,6 +19,7 @@ import { SettledMarkers } from './settled-markers.js';
 import { sweepTemps } from '../fs/sweep-temps.js';
 import { applyChange, type LockGuard, recoverIntent, type TreeChange } from './tree-transaction.js';
 import { lstatQuick } from '../fs/stat-now.js';
+import { quickLayer } from '../fs/quick-layer.js';
 
 /** Options for {@link FsTreeStore}. */
 export interface FsTreeStoreOptions {
@@ -83,7 +84,7 @@ export class FsTreeStore implements TreeStore {
 
   /** @param options - where trees live and which fs layer to use */
   constructor(options: FsTreeStoreOptions) {
-    this.#options = options;
+    this.#options = { ...options, fs: quickLayer(options.fs) };
   }
 
   /**
