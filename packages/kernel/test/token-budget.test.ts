@@ -28,6 +28,20 @@ describe('the estimate tokenizer', () => {
     expect(estimateTokenizer.count('😀😀')).toBe(4);
     expect(estimateTokenizer.count('x'.repeat(600))).toBe(100);
   });
+
+  it('never counts more than maxTokensPerChar per code unit, on the costliest texts and on random mixes', () => {
+    const worst = ['莉'.repeat(999), 'a1'.repeat(500), '!'.repeat(777), '\n'.repeat(9), '😀'.repeat(300), '𠀀'.repeat(301), 'é.'.repeat(400), '\udc00'.repeat(50), '\ud800'.repeat(50)];
+    const units = ['莉', 'a', '1', ' ', '\n', '.', '😀', '𠀀', 'é', 'Ж', 'ア', '한', '\ud800', '\udc00', '—'];
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let n = 0; n < 400; n++) worst.push(Array.from({ length: 1 + Math.floor(random() * 300) }, () => units[Math.floor(random() * units.length)]).join(''));
+    for (const text of worst) expect(estimateTokenizer.count(text)).toBeLessThanOrEqual(Math.ceil(text.length * estimateTokenizer.maxTokensPerChar));
+    // The bound is tight: an all-Han text reaches it.
+    expect(estimateTokenizer.count('莉'.repeat(1000))).toBe(Math.ceil(1000 * estimateTokenizer.maxTokensPerChar));
+  });
 });
 
 describe('the per-turn token budget', () => {

@@ -2,7 +2,7 @@ import type { ChatRequest } from '@troupe/kernel';
 import { createTestHarness, MemoryTreeStore } from '@troupe/kernel/testing';
 import { describe, expect, it } from 'vitest';
 import { stagePromptBudget } from '../src/budget/stage-budget.js';
-import { fitStageMessages } from '../src/budget/fit-prompt.js';
+import { fitStageMessages, fitStagePrompt } from '../src/budget/fit-prompt.js';
 import { selectStoryWorkspace, storyPlugin } from '../src/index.js';
 import { requestText, seedWorkspace, storyModel } from './helpers.js';
 
@@ -92,6 +92,29 @@ describe('bounded stage prompts', () => {
     expect(requests).not.toContain('story/research');
     expect(model.calls.some((c) => c.meta.stage === 'story/research')).toBe(false);
     await test.harness.close();
+  });
+
+  it('a prompt short enough for the length bound is passed as built, the same as when counted, and a long one is still counted and fitted', () => {
+    const budget = stagePromptBudget(undefined, { contextTokens: 1024, responseTokens: 256 });
+    const { countMessagesAtMost: _bound, ...counting } = budget;
+    const short: Parameters<typeof fitStageMessages>[3] = [
+      ['Persona', '莉娅欠公会一笔钱。'.repeat(20), 'head'],
+      ['Player input', 'Open the door.', 'fixed'],
+    ];
+    const bounded = fitStagePrompt(budget, 'story/character', 'rules', short);
+    expect(bounded.messages).toEqual(fitStageMessages(counting, 'story/character', 'rules', short));
+    expect(budget.countMessages(bounded.messages)).toBeLessThanOrEqual(bounded.tokens);
+    expect(bounded.tokens).toBeLessThanOrEqual(budget.promptTokens);
+    // Han text over the bound: counted, and clipped to the budget.
+    const long: Parameters<typeof fitStageMessages>[3] = [
+      ['Persona', '莉娅欠公会一笔钱。'.repeat(200), 'head'],
+      ['Player input', 'Open the door.', 'fixed'],
+    ];
+    const fitted = fitStagePrompt(budget, 'story/character', 'rules', long);
+    expect(fitted.messages).toEqual(fitStageMessages(counting, 'story/character', 'rules', long));
+    expect(fitted.tokens).toBe(budget.countMessages(fitted.messages));
+    expect(fitted.tokens).toBeLessThanOrEqual(budget.promptTokens);
+    expect(fitted.messages[1]?.content.length).toBeLessThan(long[0]![1].length);
   });
 
   it('fitting shares the room: small blocks stay whole, large ones are clipped at the right end', () => {

@@ -10,14 +10,26 @@ import type { Tokenizer } from '../ports/chat-model.js';
  * into the word). It errs high on purpose; the kernel calibrates it with the `usage.inputTokens`
  * a server reports. One pass over the UTF-16 code units, no regular expression.
  */
-export const estimateTokenizer: Tokenizer = Object.freeze({
+export const estimateTokenizer: EstimateTokenizer = Object.freeze({
   id: 'estimate',
   exact: false,
   count: estimateTokens,
+  maxTokensPerChar: 1.3,
 });
 
+/** The estimate's {@link Tokenizer}, with the most it ever counts per UTF-16 code unit. */
+export interface EstimateTokenizer extends Tokenizer {
+  /**
+   * No text of `n` code units counts more than `Math.ceil(n * maxTokensPerChar)` (a Han
+   * character is the costliest unit), so a caller that only needs to know that a prompt fits a
+   * budget can skip counting a prompt that is short enough.
+   */
+  readonly maxTokensPerChar: number;
+}
+
 // Han characters cost 0.7 (Qwen) to 1.4 (cl100k, Llama 3) tokens; erring high keeps the first,
-// uncalibrated turn inside the window on the costlier vocabularies.
+// uncalibrated turn inside the window on the costlier vocabularies. Every other code unit counts
+// at most 1 (a symbol, a one-letter word, half an emoji), so this is `maxTokensPerChar` too.
 const CJK_WEIGHT = 1.3;
 
 /**

@@ -30,11 +30,18 @@ export function isStageHeading(heading: string): boolean {
 
 /**
  * Writes a stage message: one `## heading` block per entry, separated by blank lines.
- * @param blocks - heading and body pairs, in order
+ * @param blocks - heading and body pairs, in order (entries may carry more after the body, such
+ *   as plugin-story's fit mode; it is ignored)
  * @returns the message content
  */
-export function renderPromptBlocks(blocks: ReadonlyArray<readonly [heading: string, body: string]>): string {
-  return blocks.map(([heading, body]) => `## ${heading}\n${body}`).join('\n\n');
+export function renderPromptBlocks(blocks: ReadonlyArray<readonly [heading: string, body: string, ...rest: unknown[]]>): string {
+  // One concatenation per block (no array of block strings to join): every stage call renders one.
+  let text = '';
+  for (let index = 0; index < blocks.length; index++) {
+    const [heading, body] = blocks[index] as readonly [string, string];
+    text += index === 0 ? `## ${heading}\n${body}` : `\n\n## ${heading}\n${body}`;
+  }
+  return text;
 }
 
 /**

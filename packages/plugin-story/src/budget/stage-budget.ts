@@ -44,6 +44,14 @@ export interface StagePromptBudget {
    * @param messages - the request's messages
    */
   countMessages(messages: readonly ChatMessage[]): number;
+  /**
+   * What is enough to know whether a request fits `promptTokens`: an upper bound of
+   * {@link StagePromptBudget.countMessages} from the messages' lengths when the tokenizer has a
+   * known most-tokens-per-character and that bound fits (no counting: most stage prompts are far
+   * under budget), otherwise `countMessages` itself. Without it, callers use `countMessages`.
+   * @param messages - the request's messages
+   */
+  countMessagesAtMost?(messages: readonly ChatMessage[]): number;
 }
 
 // ChatML-like framing, the same allowance the kernel's context budget makes: per message, and
@@ -85,18 +93,24 @@ export function stagePromptBudget(model?: Pick<ChatModel, 'tokenizer' | 'capabil
   const response = Math.min(settings.responseTokens ?? DEFAULT_STAGE_PROMPT.responseTokens, Math.floor(window / 2));
   const promptTokens = window - response;
   const count = (text: string) => cachedCount(tokenizer, text);
-  // A stage's messages are counted when they are fitted and again by the last check before the
-  // call: the second count of the same message objects is a lookup (long prompts are not in the
-  // text cache). Messages are read-only once built.
-  const messageCounts = new WeakMap<ChatMessage, number>();
-  const countMessage = (message: ChatMessage) => {
-    let tokens = messageCounts.get(message);
-    if (tokens === undefined) {
-      tokens = count(message.content);
-      messageCounts.set(message, tokens);
-    }
-    return tokens;
+  // A fitted stage prompt carries its count to the last check before the call (see
+  // `fitStagePrompt`), so messages are counted once without remembering them per object.
+  const countMessages = (messages: readonly ChatMessage[]) => {
+    let total = REPLY_PRIMING_TOKENS;
+    for (const message of messages) total += count(message.content) + MESSAGE_FRAMING_TOKENS;
+    return total;
   };
+  // The kernel's estimate declares its most tokens per UTF-16 code unit (`maxTokensPerChar`).
+  const perChar = (tokenizer as { readonly maxTokensPerChar?: number }).maxTokensPerChar;
+  const countMessagesAtMost =
+    perChar === undefined
+      ? countMessages
+      : (messages: readonly ChatMessage[]) => {
+          // One more token per message than the bound covers the float sum of 1.3s.
+          let bound = REPLY_PRIMING_TOKENS;
+          for (const message of messages) bound += Math.ceil(message.content.length * perChar) + 1 + MESSAGE_FRAMING_TOKENS;
+          return bound <= promptTokens ? bound : countMessages(messages);
+        };
   return {
     promptTokens,
     // Never more than a third of the prompt each, so the other blocks keep room.
@@ -106,11 +120,8 @@ export function stagePromptBudget(model?: Pick<ChatModel, 'tokenizer' | 'capabil
     olderExcerpts: settings.olderExcerpts ?? DEFAULT_STAGE_PROMPT.olderExcerpts,
     tokenizer: tokenizer.id,
     count,
-    countMessages: (messages) => {
-      let total = REPLY_PRIMING_TOKENS;
-      for (const message of messages) total += countMessage(message) + MESSAGE_FRAMING_TOKENS;
-      return total;
-    },
+    countMessages,
+    countMessagesAtMost,
   };
 }
 

@@ -67,6 +67,8 @@ export interface StageCall {
   readonly stage: StoryStage;
   readonly item?: string;
   readonly messages: readonly ChatMessage[];
+  /** At most this many tokens under the environment's budget, when the builder fitted them (the last check then counts nothing). */
+  readonly tokens?: number;
 }
 
 /**
@@ -142,7 +144,7 @@ async function runStage<T>(
   if (untilDeadline <= 0) throw deadlineError(env, call.stage);
   const item = call.item === undefined ? {} : { item: call.item };
   // A prompt over its budget is never sent (nor recorded as a request): the caller degrades.
-  checkStagePrompt(stageBudget(env), call.stage, call.messages);
+  checkStagePrompt(stageBudget(env), call.stage, call.messages, call.tokens);
   env.emit(STORY_EVENTS.stageRequest, { stage: call.stage, ...item, model: env.model.id, messages: call.messages, ...(json ? { json } : {}) });
   // Whichever comes first bounds the call: the stage's own timeout or the preparation deadline.
   const byDeadline = untilDeadline < env.stageTimeoutMs;

@@ -1,7 +1,7 @@
 import { knowledgeHeading, STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
-import { fitStageMessages } from '../budget/fit-prompt.js';
+import { type FittedStagePrompt, fitStagePrompt } from '../budget/fit-prompt.js';
 import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
 import { callJsonStage, type StageEnvironment, stageBudget } from '../pipeline/stage-call.js';
 
@@ -37,7 +37,12 @@ export type CharacterProposal = z.output<typeof CharacterProposalSchema>;
  * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE when the player input alone is over budget
  */
 export function characterMessages(input: CharacterWorkerInput, budget: StagePromptBudget = defaultStagePromptBudget()): ChatMessage[] {
-  return fitStageMessages(
+  return characterPrompt(input, budget).messages;
+}
+
+// The fitted messages with their token count, which the stage call's last check reuses.
+function characterPrompt(input: CharacterWorkerInput, budget: StagePromptBudget): FittedStagePrompt {
+  return fitStagePrompt(
     budget,
     STORY_STAGES.character,
     `You play ${input.character.name} (${input.character.id}) only. Decide what this character wants, does and says next, using ONLY what this character knows. Output JSON {"intent": string, "action": string, "dialogue": string}.`,
@@ -57,5 +62,5 @@ export function characterMessages(input: CharacterWorkerInput, budget: StageProm
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runCharacter(env: StageEnvironment, input: CharacterWorkerInput): Promise<CharacterProposal> {
-  return callJsonStage(env, { stage: STORY_STAGES.character, item: input.character.id, messages: characterMessages(input, stageBudget(env)) }, CharacterProposalSchema, 'character_proposal');
+  return callJsonStage(env, { stage: STORY_STAGES.character, item: input.character.id, ...characterPrompt(input, stageBudget(env)) }, CharacterProposalSchema, 'character_proposal');
 }

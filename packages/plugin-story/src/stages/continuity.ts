@@ -1,7 +1,7 @@
 import { STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
-import { fitStageMessages } from '../budget/fit-prompt.js';
+import { type FittedStagePrompt, fitStagePrompt } from '../budget/fit-prompt.js';
 import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
 import { callJsonStage, type StageEnvironment, stageBudget } from '../pipeline/stage-call.js';
 
@@ -36,8 +36,13 @@ export type ContinuityResult = z.output<typeof ContinuityResultSchema>;
  * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE when the reply and participants alone are over budget
  */
 export function continuityMessages(input: ContinuityInput, budget: StagePromptBudget = defaultStagePromptBudget()): ChatMessage[] {
+  return continuityPrompt(input, budget).messages;
+}
+
+// The fitted messages with their token count, which the stage call's last check reuses.
+function continuityPrompt(input: ContinuityInput, budget: StagePromptBudget): FittedStagePrompt {
   const participants = input.participants.map((p) => `- ${p.id}: ${p.name}`).join('\n') || '(none)';
-  return fitStageMessages(
+  return fitStagePrompt(
     budget,
     STORY_STAGES.continuity,
     'You are the continuity worker. From the reply the player actually saw, list the public events; for each participant only the facts they clearly experienced or could perceive in that reply; and suggestions for the outline or foreshadowing (suggestions only — never rewrite them). Output JSON {"publicEvents": string[], "observations": [{"characterId": string, "facts": string[]}], "proposals": string[]}.',
@@ -58,5 +63,5 @@ export function continuityMessages(input: ContinuityInput, budget: StagePromptBu
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runContinuity(env: StageEnvironment, input: ContinuityInput): Promise<ContinuityResult> {
-  return callJsonStage(env, { stage: STORY_STAGES.continuity, messages: continuityMessages(input, stageBudget(env)) }, ContinuityResultSchema, 'continuity');
+  return callJsonStage(env, { stage: STORY_STAGES.continuity, ...continuityPrompt(input, stageBudget(env)) }, ContinuityResultSchema, 'continuity');
 }

@@ -1,7 +1,7 @@
 import { STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
-import { fitStageMessages } from '../budget/fit-prompt.js';
+import { type FittedStagePrompt, fitStagePrompt } from '../budget/fit-prompt.js';
 import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
 import { callJsonStage, type StageEnvironment, stageBudget } from '../pipeline/stage-call.js';
 import type { CharacterProposal } from './character.js';
@@ -53,9 +53,14 @@ export const FALLBACK_PLAN_LIMITS = Object.freeze({ maxBeats: 12, maxBeatChars: 
  * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE when the fixed blocks alone are over budget
  */
 export function directorMessages(input: DirectorInput, budget: StagePromptBudget = defaultStagePromptBudget()): ChatMessage[] {
+  return directorPrompt(input, budget).messages;
+}
+
+// The fitted messages with their token count, which the stage call's last check reuses.
+function directorPrompt(input: DirectorInput, budget: StagePromptBudget): FittedStagePrompt {
   const proposals = input.proposals.map((p) => `- ${p.name} (${p.characterId}): intent ${p.proposal.intent}; action ${p.proposal.action}; says "${p.proposal.dialogue}"`).join('\n') || '(none)';
   const sections = input.sections.map((s) => `- ${s.id} [${s.kind}] "${s.title}" focus: ${s.focus ? s.focus.name : 'all participants'}`).join('\n');
-  return fitStageMessages(
+  return fitStagePrompt(
     budget,
     STORY_STAGES.director,
     'You are the director of a multi-character story. Combine the independent character proposals into this turn\'s plan. A character who has not witnessed or been told something must not act as if they know it; never make anyone omniscient. Follow the outline, keep foreshadowing hidden until it is due. Output JSON {"beats": string[], "sectionNotes": [{"sectionId": string, "note": string}]}.',
@@ -79,7 +84,7 @@ export function directorMessages(input: DirectorInput, budget: StagePromptBudget
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runDirector(env: StageEnvironment, input: DirectorInput): Promise<DirectorPlan> {
-  return callJsonStage(env, { stage: STORY_STAGES.director, messages: directorMessages(input, stageBudget(env)) }, DirectorPlanSchema, 'director_plan');
+  return callJsonStage(env, { stage: STORY_STAGES.director, ...directorPrompt(input, stageBudget(env)) }, DirectorPlanSchema, 'director_plan');
 }
 
 /**

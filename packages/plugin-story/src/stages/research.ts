@@ -1,7 +1,7 @@
 import { STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
 import * as z from 'zod';
-import { fitStageMessages } from '../budget/fit-prompt.js';
+import { type FittedStagePrompt, fitStagePrompt } from '../budget/fit-prompt.js';
 import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
 import { callJsonStage, type StageEnvironment, stageBudget } from '../pipeline/stage-call.js';
 import type { Snippet } from '../retrieval/snippet.js';
@@ -36,9 +36,14 @@ export type ResearchBrief = z.output<typeof ResearchBriefSchema> & { readonly fr
  * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE when the player input alone is over budget
  */
 export function researchMessages(input: ResearchInput, budget: StagePromptBudget = defaultStagePromptBudget()): ChatMessage[] {
+  return researchPrompt(input, budget).messages;
+}
+
+// The fitted messages with their token count, which the stage call's last check reuses.
+function researchPrompt(input: ResearchInput, budget: StagePromptBudget): FittedStagePrompt {
   const snippets = input.snippets.map((s, i) => `[${i + 1}] (${s.origin}: ${s.ref}) ${s.text}`).join('\n') || '(none)';
   const recent = input.recentConversation.map((m) => `${m.role}: ${m.content}`).join('\n') || '(none)';
-  return fitStageMessages(
+  return fitStagePrompt(
     budget,
     STORY_STAGES.research,
     'You are the research worker of a story pipeline. From PUBLIC material only, list the facts relevant to the player input and a short continuity brief. Output JSON {"facts": string[], "continuity": string}.',
@@ -59,7 +64,7 @@ export function researchMessages(input: ResearchInput, budget: StagePromptBudget
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_OUTPUT_INVALID; the abort reason when cancelled (never recorded as a failure)
  */
 export function runResearch(env: StageEnvironment, input: ResearchInput): Promise<ResearchBrief> {
-  return callJsonStage(env, { stage: STORY_STAGES.research, messages: researchMessages(input, stageBudget(env)) }, ResearchBriefSchema, 'research_brief');
+  return callJsonStage(env, { stage: STORY_STAGES.research, ...researchPrompt(input, stageBudget(env)) }, ResearchBriefSchema, 'research_brief');
 }
 
 /**

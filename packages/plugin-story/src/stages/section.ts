@@ -1,6 +1,6 @@
 import { STAGE_BLOCKS, STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
-import { fitStageMessages } from '../budget/fit-prompt.js';
+import { type FittedStagePrompt, fitStagePrompt } from '../budget/fit-prompt.js';
 import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
 import { callProseStage, type StageEnvironment, stageBudget } from '../pipeline/stage-call.js';
 import type { DirectorPlan, SectionDefinition } from './director.js';
@@ -32,9 +32,14 @@ const KIND_RULES: Record<SectionDefinition['kind'], string> = {
  * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE when the player input alone is over budget
  */
 export function sectionMessages(input: SectionWriterInput, budget: StagePromptBudget = defaultStagePromptBudget()): ChatMessage[] {
+  return sectionPrompt(input, budget).messages;
+}
+
+// The fitted messages with their token count, which the stage call's last check reuses.
+function sectionPrompt(input: SectionWriterInput, budget: StagePromptBudget): FittedStagePrompt {
   const focus = input.section.focus ? `${input.section.focus.name} (${input.section.focus.id})` : 'all participants';
   const notes = input.plan.sectionNotes.filter((n) => n.sectionId === input.section.id).map((n) => n.note);
-  return fitStageMessages(
+  return fitStagePrompt(
     budget,
     STORY_STAGES.section,
     `You write the "${input.section.title}" section (${input.section.kind}) of this turn's story text. ${KIND_RULES[input.section.kind]} Focus: ${focus}. Output only the section's text, without a heading.`,
@@ -54,5 +59,5 @@ export function sectionMessages(input: SectionWriterInput, budget: StagePromptBu
  * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_EMPTY; the abort reason when cancelled (never recorded as a failure)
  */
 export function runSection(env: StageEnvironment, input: SectionWriterInput): Promise<string> {
-  return callProseStage(env, { stage: STORY_STAGES.section, item: input.section.id, messages: sectionMessages(input, stageBudget(env)) });
+  return callProseStage(env, { stage: STORY_STAGES.section, item: input.section.id, ...sectionPrompt(input, stageBudget(env)) });
 }
