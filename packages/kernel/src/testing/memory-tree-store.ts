@@ -114,11 +114,14 @@ function sameAppends(a: Readonly<Record<string, string>>, b: Readonly<Record<str
   return paths.every((path) => Object.hasOwn(b, path) && b[path] === a[path]);
 }
 
+// Stamps the manifest of a revision's new files object, then freezes it: every change builds a
+// new object, so a revision's files never change again and snapshots can share them.
 function stamp(tree: MemoryTree): void {
   const manifest = tree.files[MANIFEST_PATH];
   if (manifest !== undefined) tree.files[MANIFEST_PATH] = stampManifestRevision(manifest, tree.revision);
+  Object.freeze(tree.files);
 }
 
 function snapshot(treeId: string, tree: MemoryTree): TreeSnapshot {
-  return { treeId, revision: tree.revision, files: Object.freeze({ ...tree.files }) };
+  return { treeId, revision: tree.revision, files: tree.files };
 }

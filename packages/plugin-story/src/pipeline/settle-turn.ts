@@ -153,7 +153,7 @@ async function replaceEarlierBlocks(
 }
 
 function bullets(lines: readonly string[]): string {
-  return lines.map((line) => `- ${line.replace(/\s*\n\s*/g, ' ')}`).join('\n');
+  return lines.map((line) => `- ${line.includes('\n') ? line.replace(/\s*\n\s*/g, ' ') : line}`).join('\n');
 }
 
 // Only enabled participants get observations; unknown ids from the model are dropped.

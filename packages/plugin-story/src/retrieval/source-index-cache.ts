@@ -27,6 +27,8 @@ interface WorkspaceIndexes {
 export class SourceIndexCache {
   readonly #workspaces = new Map<string, WorkspaceIndexes>();
   readonly #chunkChars: number;
+  /** The most recently used workspace (last in `#workspaces`). */
+  #newest: { readonly id: string; readonly entry: WorkspaceIndexes } | undefined;
 
   /** @param settings - the plugin settings (snippet size decides the chunk size) */
   constructor(@inject(StoryTokens.Settings) settings: StorySettings) {
@@ -81,6 +83,9 @@ export class SourceIndexCache {
   }
 
   #entry(workspaceId: string): WorkspaceIndexes {
+    // A turn asks for the same workspace's indexes several times: the newest needs no reordering
+    // (a delete and re-insert per call churns the Map's table).
+    if (this.#newest?.id === workspaceId) return this.#newest.entry;
     let entry = this.#workspaces.get(workspaceId);
     if (entry) {
       // Most recently used last (a Map keeps insertion order).
@@ -90,6 +95,7 @@ export class SourceIndexCache {
       if (this.#workspaces.size >= MAX_CACHED_WORKSPACES) this.#workspaces.delete(this.#workspaces.keys().next().value as string);
     }
     this.#workspaces.set(workspaceId, entry);
+    this.#newest = { id: workspaceId, entry };
     return entry;
   }
 }

@@ -2,8 +2,10 @@ import { parseManifest, type StoryManifest } from './manifest.js';
 
 // Manifest texts seen lately and what they parse to: a turn reads the same manifest in preActor
 // and postReview (and the next turn usually too), so it is validated once, not per hook.
+// Most recently used first. Compared as strings, not hashed: a turn's manifest is a new text
+// (its revision changed), and a Map would hash all of it before finding nothing.
 const MEMO_ENTRIES = 32;
-const byText = new Map<string, StoryManifest>();
+const byText: { readonly text: string; readonly manifest: StoryManifest }[] = [];
 
 /**
  * A parsed manifest text cut around the digits of its top-level `revision`: every settled turn
@@ -32,11 +34,18 @@ const REVISION_MEMBER = /"revision"\s*:\s*([0-9]+)(?=\s*[,}])/g;
  * @throws {StoryError} STORY_MANIFEST_INVALID like {@link parseManifest} (failures are not remembered)
  */
 export function parseManifestForTurn(text: string): StoryManifest {
-  const known = byText.get(text);
-  if (known) return known;
+  for (let at = 0; at < byText.length; at++) {
+    const known = byText[at]!;
+    if (known.text !== text) continue;
+    if (at > 0) {
+      byText.splice(at, 1);
+      byText.unshift(known);
+    }
+    return known.manifest;
+  }
   const manifest = fromTemplate(text) ?? parsedWithTemplate(text);
-  if (byText.size >= MEMO_ENTRIES) byText.delete(byText.keys().next().value as string);
-  byText.set(text, manifest);
+  if (byText.length >= MEMO_ENTRIES) byText.pop();
+  byText.unshift({ text, manifest });
   return manifest;
 }
 
