@@ -32,6 +32,28 @@ describe('JSON Lines session log on disk', () => {
     expect((await reopened.read('s')).map((event) => event.type)).toEqual(['test/a', 'test/b', 'test/c']);
   });
 
+  it('append returns exactly what reading its lines back returns, and a copy of it', async () => {
+    const { sessions } = fsStorage({ root });
+    const data = { text: 'Lia 莉娅 \ud83d\ude00 "quoted"\n', lone: '\ud800', nested: { list: [1, -0, 2.5, null, true], empty: {} }, dropped: undefined };
+    const batch = [newEvent('test/a', data, { key: 'k1', step: -0 }), newEvent('test/b', 'plain'), newEvent('test/c', [data])];
+    const appended = await sessions.append('s', batch);
+    const reopened = await fsStorage({ root }).sessions.read('s');
+    expect(appended).toStrictEqual(reopened);
+    expect(appended.map((event) => Object.keys(event))).toEqual(reopened.map((event) => Object.keys(event)));
+    expect(Object.is(appended[0]?.step, 0)).toBe(true);
+    // Nothing is shared with the caller's objects or with what is stored.
+    (data.nested.list as unknown[]).push('later');
+    expect(appended[0]?.data).toStrictEqual(reopened[0]?.data);
+    const [firstAppended] = appended as readonly { data: { text: string } }[];
+    if (firstAppended) firstAppended.data.text = 'changed';
+    const [firstRead] = (await sessions.read('s')) as readonly { data: { text: string } }[];
+    expect(firstRead?.data.text).toBe(data.text);
+    // Like any event handed out, its data can be replaced.
+    const first = appended[0] as { data: unknown };
+    first.data = 'replaced';
+    expect(first.data).toBe('replaced');
+  });
+
   it('reports a damaged inner line as SESSION_CORRUPT (never silently skipped)', async () => {
     const { sessions } = fsStorage({ root });
     await sessions.append('s', [newEvent('test/a'), newEvent('test/b')]);

@@ -21,6 +21,39 @@ export function eventLine(event: NewSessionEvent & { id: string; sessionId: stri
 }
 
 /**
+ * An appended event as `append` returns it, equal to its stored line parsed back but without the
+ * parse: the fields are the validated primitives the line was written from, and `data` is an own,
+ * enumerable accessor that parses the data's stored text on first read and keeps that value
+ * (assignable, like any event handed out) — most callers only want the ids, and the data of a
+ * stage request is a whole prompt.
+ * @param event - the validated event with its id and session id
+ * @param dataJson - its data's JSON text, as written into the line
+ * @returns a fresh event sharing nothing mutable with `event`
+ */
+export function appendedEvent(event: NewSessionEvent & { id: string; sessionId: string }, dataJson: string): SessionEvent {
+  const { id, sessionId, turnId, type, ignorable, at, key } = event;
+  // The only field whose JSON round trip is not itself: -0 is written as 0.
+  const step = event.step === 0 ? 0 : event.step;
+  let data: unknown;
+  let parsed = false;
+  const fields = key === undefined ? { id, sessionId, turnId, step, type, ignorable, at } : { id, sessionId, turnId, step, type, ignorable, at, key };
+  return {
+    ...fields,
+    get data() {
+      if (!parsed) {
+        data = JSON.parse(dataJson);
+        parsed = true;
+      }
+      return data;
+    },
+    set data(value) {
+      data = value;
+      parsed = true;
+    },
+  };
+}
+
+/**
  * Parses one stored line.
  * @param line - the line without its `\n`
  * @param where - for the error message (file and line number)

@@ -4,7 +4,7 @@ import { asIoError, writeFully } from '../fs/atomic-write.js';
 import { readFileBytes } from '../fs/read-file.js';
 import { APPEND_NOFOLLOW, errorCode, type StorageFs } from '../fs/storage-fs.js';
 import { mkdirp } from '../tree/safe-paths.js';
-import { eventLine, parseEventLine, splitLines } from './event-lines.js';
+import { appendedEvent, eventLine, parseEventLine, splitLines } from './event-lines.js';
 import { LockedSessions } from './locked-sessions.js';
 import { branchSession, exportSession, importSession } from './session-copy.js';
 import { deleteSessionFolder, salvageSession } from './session-rescue.js';
@@ -113,9 +113,9 @@ export class FsSessionLog implements SessionLog, SessionTurnLock {
         const stat = await lstatQuick(fs, paths.events);
         if (stat) index.adoptCreatedFile(stat, bytes.length);
       }
-      // The returned events are the stored lines read back (a copy, as a later read returns them);
-      // lines this store just built need no schema check.
-      const result = lines.map((line) => JSON.parse(line) as SessionEvent);
+      // The returned events equal the stored lines read back (a copy, as a later read returns
+      // them), built from what the lines were written from: no line is parsed back.
+      const result = stored.map((event, at) => appendedEvent(event, dataJson[at] as string));
       const lengths = lines.map((line) => Buffer.byteLength(line, 'utf8'));
       const last = lengths.at(-1) ?? 0;
       index.addAppended(result, lengths, bytes.subarray(bytes.length - last));
