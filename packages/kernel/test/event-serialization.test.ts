@@ -195,6 +195,42 @@ describe('MemorySessionLog keeps what it stored out of the callers’ reach', ()
     expect((await log.read('s1'))[0]?.data).toStrictEqual({ list: [1, { text: '雾' }] });
   });
 
+  it('hands out appended events whose data is theirs alone: each parses its own text, spread or stringified alike', async () => {
+    const log = new MemorySessionLog();
+    const appended = await log.append('s1', [event({ n: 1 }), event({ n: 2 }, { key: 'k' }), event([3])]);
+    expect(appended.map((one) => one.data)).toEqual([{ n: 1 }, { n: 2 }, [3]]);
+    // One shared accessor pair, yet every event keeps its own value (assigned or parsed).
+    (appended[0] as { data: unknown }).data = 'replaced';
+    expect(appended.map((one) => one.data)).toEqual(['replaced', { n: 2 }, [3]]);
+    expect(Object.getPrototypeOf(appended[1])).toBe(Object.prototype);
+    expect(JSON.parse(JSON.stringify(appended[1]))).toEqual({ ...appended[1] });
+    expect(Object.getOwnPropertyDescriptor(appended[2], 'data')?.enumerable).toBe(true);
+  });
+
+  it('finds events by id in appended, branched and imported sessions, also when ids have gaps', async () => {
+    const log = new MemorySessionLog();
+    await log.append('s1', [event(1), event(2), event(3), event(4)]);
+    const ids = async (sessionId: string, options?: { afterId: string }) => (await log.read(sessionId, options)).map((one) => one.id);
+    expect(await ids('s1', { afterId: 'e2' })).toEqual(['e3', 'e4']);
+    for (const unknown of ['e0', 'e5', 'e02', 'x1', '']) await expect(log.read('s1', { afterId: unknown })).rejects.toMatchObject({ code: 'SESSION_EVENT_NOT_FOUND' });
+    // A branch before the end continues numbering after the parent's last id: its ids get a gap.
+    await log.branch('s1', 'e2', 'b1');
+    await log.append('b1', [event(5), event(6)]);
+    expect(await ids('b1')).toEqual(['e1', 'e2', 'e5', 'e6']);
+    expect(await ids('b1', { afterId: 'e2' })).toEqual(['e5', 'e6']);
+    await expect(log.read('b1', { afterId: 'e3' })).rejects.toMatchObject({ code: 'SESSION_EVENT_NOT_FOUND' });
+    expect((await log.readTyped('b1', { types: ['test/data'], beforeId: 'e6', limit: 2 })).events.map((one) => one.id)).toEqual(['e2', 'e5']);
+    // An import keeps the export's ids, gaps and all.
+    const gappy = (await log.export('b1')).split('\n').filter(Boolean).reverse().join('\n');
+    await log.import('i1', gappy);
+    expect(await ids('i1')).toEqual(['e6', 'e5', 'e2', 'e1']);
+    expect(await ids('i1', { afterId: 'e5' })).toEqual(['e2', 'e1']);
+    await log.branch('i1', 'e2', 'i2');
+    expect(await ids('i2')).toEqual(['e6', 'e5', 'e2']);
+    expect((await log.append('i1', [event(7)]))[0]?.id).toBe('e7');
+    expect(await ids('i1', { afterId: 'e1' })).toEqual(['e7']);
+  });
+
   it('rejects a batch with non-JSON data with SESSION_INVALID_EVENT and appends nothing of it', async () => {
     const log = new MemorySessionLog();
     await log.append('s1', [event({ ok: 1 })]);
