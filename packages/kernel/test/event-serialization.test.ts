@@ -1,6 +1,7 @@
 import { KernelStorageError, type NewSessionEvent } from '@troupe/kernel';
 import { copyNewEvents, serializeNewEvents, storedEventJson, validateNewEvents } from '@troupe/kernel/storage';
 import { MemorySessionLog } from '@troupe/kernel/testing';
+import { freezeJson } from '@troupe/kernel/util';
 import { describe, expect, it } from 'vitest';
 
 const at = '2026-12-01T00:00:00.000Z';
@@ -237,5 +238,65 @@ describe('MemorySessionLog keeps what it stored out of the callers’ reach', ()
     await expect(log.append('s1', [event({ ok: 2 }), event({ n: 1n })])).rejects.toMatchObject({ code: 'SESSION_INVALID_EVENT' });
     expect((await log.read('s1')).map((stored) => stored.data)).toEqual([{ ok: 1 }]);
     expect((await log.append('s1', [event({ ok: 3 })]))[0]?.id).toBe('e2');
+  });
+});
+
+describe('frozen JSON values (freezeJson): serialised once, spliced into every event that carries them', () => {
+  const schema = () => ({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { facts: { type: 'array', items: { type: 'string' } }, '2': { const: '雾 "q"\n' } } });
+
+  it('returns a deep-frozen copy equal to the JSON round trip, the same object when frozen again', () => {
+    const input = { schema: schema(), name: 'brief', when: new Date(at), gone: undefined };
+    const frozen = freezeJson(input);
+    expect(frozen).not.toBe(input);
+    expect(frozen).toStrictEqual(JSON.parse(JSON.stringify(input)));
+    expect(Object.isFrozen(frozen) && Object.isFrozen(frozen.schema) && Object.isFrozen(frozen.schema.properties.facts.items)).toBe(true);
+    expect(Object.isFrozen(input)).toBe(false);
+    expect(freezeJson(frozen)).toBe(frozen);
+    expect(() => freezeJson(() => 1)).toThrow(TypeError);
+    expect(() => freezeJson({ n: 1n })).toThrow(TypeError);
+  });
+
+  // Data shapes around a frozen member: what is stored must be exactly JSON.stringify's bytes.
+  const json = freezeJson({ schema: schema(), name: 'brief' });
+  const other = freezeJson([1, 'two', { three: null }]);
+  const shapes: Record<string, () => unknown> = {
+    'a frozen member last (a logged stage request)': () => ({ stage: 'story/research', item: 'c1', model: 'm', messages: [{ role: 'user', content: 'hi "you"\n' }], json }),
+    'a frozen member first and in the middle': () => ({ json, a: 1, other, b: [2] }),
+    'only frozen members': () => ({ json, other }),
+    'frozen data': () => json,
+    'a frozen value deeper down': () => ({ nested: { json }, list: [other] }),
+    'the same frozen value twice': () => ({ one: json, two: json }),
+    'undefined, function and symbol members around it': () => ({ gone: undefined, f: () => 1, s: Symbol('s'), json, late: undefined }),
+    'integer-like keys (JSON writes them first)': () => ({ b: 1, json, 10: 'ten', 2: 'two' }),
+    'members with toJSON (given their own key)': () => ({ when: new Date(at), custom: { toJSON: (key: string) => `custom:${key}` }, json }),
+    'an own __proto__ key': () => Object.assign(JSON.parse('{"__proto__": {"polluted": true}, "x": 1}'), { json }),
+    'data with its own toJSON': () => ({ json, toJSON: () => ({ replaced: true }) }),
+    'a null-prototype object': () => Object.assign(Object.create(null), { json, a: 1 }),
+  };
+  for (const [name, make] of Object.entries(shapes)) {
+    it(`stores exactly JSON.stringify's text for ${name}`, async () => {
+      const data = make();
+      const [text] = serializeNewEvents([event(data)]);
+      expect(text).toBe(JSON.stringify(data));
+      const log = new MemorySessionLog();
+      const [appended] = await log.append('s1', [event(data, { key: 'k' })]);
+      const roundTrip = JSON.parse(JSON.stringify(data)) as unknown;
+      expect(appended?.data).toStrictEqual(roundTrip);
+      expect((await log.read('s1'))[0]?.data).toStrictEqual(roundTrip);
+      // The export line is the one an unfrozen copy of the same data gives.
+      const plain = new MemorySessionLog();
+      await plain.append('s1', [event(roundTrip, { key: 'k' })]);
+      expect(await log.export('s1')).toBe(await plain.export('s1'));
+    });
+  }
+
+  it('rejects non-JSON members beside a frozen one with the error validateNewEvents gives', () => {
+    for (const bad of [{ json, n: 1n }, { json, get broken(): never { throw new Error('getter'); } }]) {
+      expect(() => serializeNewEvents([event(bad)])).toThrow('Invalid session event: data must be JSON-serialisable');
+      expect(() => validateNewEvents([event(bad)])).toThrow('Invalid session event: data must be JSON-serialisable');
+    }
+    const cyclic: Record<string, unknown> = { json };
+    cyclic.self = cyclic;
+    expect(() => serializeNewEvents([event(cyclic)])).toThrow('Invalid session event: data must be JSON-serialisable');
   });
 });

@@ -1,3 +1,4 @@
+import { frozenJsonText, hasFrozenJson } from './frozen-json.js';
 import { jsonCopy } from './json-copy.js';
 import { KernelStorageError } from './storage-errors.js';
 
@@ -136,12 +137,59 @@ function validateEventFields(event: NewSessionEvent): void {
 function serializeEventData(data: unknown): string {
   let text: string | undefined;
   try {
-    text = JSON.stringify(data);
+    text = hasFrozenJson() ? stringifyWithFrozen(data) : JSON.stringify(data);
   } catch {
     throw invalidEvent('data', 'must be JSON-serialisable');
   }
   if (text === undefined) throw invalidEvent('data', 'must be JSON-serialisable');
   return text;
+}
+
+// `JSON.stringify(data)`, with the text of frozen values (`freezeJson`) reused: as the data, or
+// as its members. Frozen values deeper down are stringified like any other value.
+function stringifyWithFrozen(data: unknown): string | undefined {
+  return frozenJsonText(data) ?? (holdsFrozenJson(data) ? stringifySpliced(data as Record<string, unknown>) : JSON.stringify(data));
+}
+
+// True when `data` is a plain object with a member made by `freezeJson`. A `for…in` over a
+// plain object's own keys walks V8's enum cache: no array is made for the usual event, which has none.
+function holdsFrozenJson(data: unknown): boolean {
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || Object.getPrototypeOf(data) !== Object.prototype) return false;
+  if (typeof (data as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const key in data) if (frozenJsonText((data as Record<string, unknown>)[key]) !== undefined) return true;
+  return false;
+}
+
+// `JSON.stringify(data)` with the text of each frozen member spliced in. The other members are
+// stringified in runs, each as an object of their own keys in the same order (so `toJSON(key)`,
+// dropped `undefined` members and key order are JSON's own), and the pieces joined: the bytes
+// are exactly those `JSON.stringify(data)` writes.
+function stringifySpliced(data: Record<string, unknown>): string {
+  let members = '';
+  let run: Record<string, unknown> | undefined;
+  for (const key of Object.keys(data)) {
+    const value = data[key];
+    const frozen = frozenJsonText(value);
+    if (frozen === undefined) {
+      run ??= {};
+      // An own member even for the key `__proto__`, as in `data`.
+      if (key === '__proto__') Object.defineProperty(run, key, { value, enumerable: true, writable: true, configurable: true });
+      else run[key] = value;
+      continue;
+    }
+    if (run) members = joinMembers(members, JSON.stringify(run));
+    run = undefined;
+    members = `${members === '' ? '' : `${members},`}${JSON.stringify(key)}:${frozen}`;
+  }
+  if (run) members = joinMembers(members, JSON.stringify(run));
+  return `{${members}}`;
+}
+
+// Appends the members of an object's JSON text (`{…}`) to a members list.
+function joinMembers(members: string, objectJson: string): string {
+  if (objectJson.length === 2) return members;
+  const inner = objectJson.slice(1, -1);
+  return members === '' ? inner : `${members},${inner}`;
 }
 
 /**

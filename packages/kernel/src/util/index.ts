@@ -15,5 +15,7 @@ export type { HeaderLookup } from './retry-after.js';
 export type { PollOnGridOptions, PollOutcome, PollResult, RetryWithDelaysOptions } from '../timing/on-clock.js';
 export { readCappedBytes, readCappedText } from '../io/read-capped.js';
 export { describeError, toError } from '../errors.js';
+// A JSON value many session events carry unchanged (a stage's JSON Schema): frozen, its text written once.
+export { freezeJson } from '../ports/frozen-json.js';
 export { formatIssuePath } from '../errors/format-issues.js';
 export { TurnInputSchema } from '../turn/turn-input.js';

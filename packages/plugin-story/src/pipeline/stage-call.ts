@@ -1,5 +1,5 @@
 import { type ChatMessage, type ChatModel, type ChatRequest, type Clock, formatIssues } from '@troupe/kernel';
-import { abortReason, type DeadlineGroup, describeError, formatIssuePath, type LazySignal, runWithinLazily } from '@troupe/kernel/util';
+import { abortReason, type DeadlineGroup, describeError, formatIssuePath, freezeJson, type LazySignal, runWithinLazily } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { checkStagePrompt } from '../budget/fit-prompt.js';
 import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
@@ -100,18 +100,27 @@ export async function callProseStage(env: StageEnvironment, call: StageCall): Pr
  *   (not JSON, or not fitting the schema); the abort reason when cancelled (never recorded as a failure)
  */
 export async function callJsonStage<S extends z.ZodType>(env: StageEnvironment, call: StageCall, schema: S, name: string): Promise<z.output<S>> {
-  const json = { schema: jsonSchemaOf(schema), name };
+  const json = jsonRequestOf(schema, name);
   return runStage(env, call, json, (text) => parseJsonOutput(text, schema, call.stage));
 }
 
-// The JSON Schema of a stage's zod schema, computed once per schema (not per call).
-const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+type JsonRequest = { readonly schema: Record<string, unknown>; readonly name: string };
 
-function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  let json = jsonSchemas.get(schema);
+// The `json` of a stage's requests, made once per schema and name (not per call) and frozen with
+// its JSON text (`freezeJson`): the logged stage request splices that text in, not re-serialising
+// the same JSON Schema on every call.
+const jsonRequests = new WeakMap<z.ZodType, Map<string, JsonRequest>>();
+
+function jsonRequestOf(schema: z.ZodType, name: string): JsonRequest {
+  let byName = jsonRequests.get(schema);
+  if (!byName) {
+    byName = new Map();
+    jsonRequests.set(schema, byName);
+  }
+  let json = byName.get(name);
   if (!json) {
-    json = z.toJSONSchema(schema) as Record<string, unknown>;
-    jsonSchemas.set(schema, json);
+    json = freezeJson({ schema: z.toJSONSchema(schema) as Record<string, unknown>, name });
+    byName.set(name, json);
   }
   return json;
 }
@@ -121,7 +130,7 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
  * a model that passes it to its HTTP call gets it as usual, one that never reads it (an instant
  * or cached answer) costs no AbortSignal (≈ 5 µs each on Node 20, a dozen per story turn).
  */
-function stageRequest(env: StageEnvironment, call: StageCall, json: { schema: Record<string, unknown>; name: string } | undefined, lazy: LazySignal): ChatRequest {
+function stageRequest(env: StageEnvironment, call: StageCall, json: JsonRequest | undefined, lazy: LazySignal): ChatRequest {
   return {
     messages: call.messages,
     ...(json ? { json } : {}),
@@ -135,7 +144,7 @@ function stageRequest(env: StageEnvironment, call: StageCall, json: { schema: Re
 async function runStage<T>(
   env: StageEnvironment,
   call: StageCall,
-  json: { schema: Record<string, unknown>; name: string } | undefined,
+  json: JsonRequest | undefined,
   accept: (text: string) => T,
 ): Promise<T> {
   if (env.signal.aborted) throw abortReason(env.signal);
