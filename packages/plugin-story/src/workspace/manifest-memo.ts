@@ -2,10 +2,12 @@ import { parseManifest, type StoryManifest } from './manifest.js';
 
 // Manifest texts seen lately and what they parse to: a turn reads the same manifest in preActor
 // and postReview (and the next turn usually too), so it is validated once, not per hook.
-// Most recently used first. Compared as strings, not hashed: a turn's manifest is a new text
-// (its revision changed), and a Map would hash all of it before finding nothing.
+// Keyed by the text: hashing it once also flattens a stamped manifest (a rope of the text around
+// its new revision digits), which the template check then reads fast; comparing unhashed ropes
+// one by one is far slower. Bounded by starting over when full (no per-turn eviction churn: the
+// next text of a known manifest still comes from its template, without a parse).
 const MEMO_ENTRIES = 32;
-const byText: { readonly text: string; readonly manifest: StoryManifest }[] = [];
+const byText = new Map<string, StoryManifest>();
 
 /**
  * A parsed manifest text cut around the digits of its top-level `revision`: every settled turn
@@ -34,18 +36,11 @@ const REVISION_MEMBER = /"revision"\s*:\s*([0-9]+)(?=\s*[,}])/g;
  * @throws {StoryError} STORY_MANIFEST_INVALID like {@link parseManifest} (failures are not remembered)
  */
 export function parseManifestForTurn(text: string): StoryManifest {
-  for (let at = 0; at < byText.length; at++) {
-    const known = byText[at]!;
-    if (known.text !== text) continue;
-    if (at > 0) {
-      byText.splice(at, 1);
-      byText.unshift(known);
-    }
-    return known.manifest;
-  }
+  const known = byText.get(text);
+  if (known) return known;
   const manifest = fromTemplate(text) ?? parsedWithTemplate(text);
-  if (byText.length >= MEMO_ENTRIES) byText.pop();
-  byText.unshift({ text, manifest });
+  if (byText.size >= MEMO_ENTRIES) byText.clear();
+  byText.set(text, manifest);
   return manifest;
 }
 
