@@ -1,5 +1,6 @@
 import { systemClock } from '../ports/clock.js';
-import { runWithin } from '../timing/on-clock.js';
+import { startTimer } from '../timing/run-within.js';
+import type { LazyAbortController } from '../turn/lazy-abort-controller.js';
 import { describeError, KernelError } from '../errors.js';
 import type { Logger } from '../ports/logger.js';
 import { HandlerContext } from '../turn/handler-context.js';
@@ -91,18 +92,59 @@ async function settle(
   try {
     const soon = await settledSoon(pending);
     if (soon) return soon.value;
-    state.allowManySignalListeners();
-    return await runWithin(systemClock, timeoutMs, state.signal, () => {
+    return await withinHookTimeout(state.init.abort, timeoutMs, pending, () => {
       timedOut = true;
       const reason = new DOMException(`${hook} handler of "${plugin}" timed out after ${timeoutMs} ms`, 'TimeoutError');
       context.abortHandler(reason);
       return reason;
-    }, () => pending);
+    });
   } catch (cause) {
     return failed(registered, cause, timedOut ? timeoutMs : undefined, state, logger);
   } finally {
     finished(registered, context, started, settings, logger, watch);
   }
+}
+
+/**
+ * `pending` within `ms` on the system clock: the rules of `runWithin` for work that ignores its
+ * signal (the turn's abort wins and rejects with its reason, the limit rejects with `onTimeout()`
+ * at once, nothing stays scheduled or following once it settles), but following the turn's
+ * controller itself: no AbortSignal of the turn's and no listener per handler call.
+ */
+function withinHookTimeout<T>(turn: LazyAbortController, ms: number, pending: PromiseLike<T>, onTimeout: () => unknown): Promise<T> {
+  if (turn.aborted) return Promise.reject(turn.reason);
+  if (ms <= 0) return Promise.reject(onTimeout());
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const finish = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      stopTimer();
+      unfollow();
+      return true;
+    };
+    const stopTimer = startTimer(systemClock, ms, () => {
+      if (!finish()) return;
+      let error: unknown;
+      try {
+        error = onTimeout();
+      } catch (thrown) {
+        error = thrown;
+      }
+      reject(error);
+    });
+    const unfollow = turn.onAbort((reason) => {
+      if (finish()) reject(reason);
+    });
+    Promise.resolve(pending).then(
+      (value) => {
+        if (finish()) resolve(value);
+      },
+      (error: unknown) => {
+        if (finish()) reject(turn.aborted ? turn.reason : error);
+      },
+    );
+  });
 }
 
 /** Applies the error rules to a handler's failure: throws, or returns a {@link Degraded}. */

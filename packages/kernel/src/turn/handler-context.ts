@@ -1,5 +1,4 @@
 import type { BackgroundTaskHandle, BackgroundTaskRun } from '../background/background-tasks.js';
-import { linkedController } from '../abort.js';
 import type { ContextKey } from '../context-keys.js';
 import { KernelError } from '../errors.js';
 import type { ChatMessage, ModelRegistry } from '../ports/chat-model.js';
@@ -21,7 +20,7 @@ export class HandlerContext implements TurnContext {
   readonly #plugin: string;
   // A signal given as is (director tools get the turn's); otherwise the handler's own, on demand.
   readonly #given: AbortSignal | undefined;
-  #link: ReturnType<typeof linkedController> | undefined;
+  #link: { readonly controller: AbortController; readonly dispose: () => void } | undefined;
   readonly logger: Logger;
 
   /**
@@ -41,8 +40,11 @@ export class HandlerContext implements TurnContext {
   get signal(): AbortSignal {
     if (this.#given) return this.#given;
     if (!this.#link) {
-      this.#state.allowManySignalListeners();
-      this.#link = linkedController(this.#state.signal);
+      // Follows the turn's controller directly: no AbortSignal of the turn's is made for it and
+      // none gets a listener (one per handler call), the same abort reaches this signal.
+      const controller = new AbortController();
+      const dispose = this.#state.init.abort.onAbort((reason) => controller.abort(reason));
+      this.#link = { controller, dispose };
     }
     return this.#link.controller.signal;
   }

@@ -12,7 +12,7 @@ export class LazyAbortController {
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
-  // Pending races (see `race`): told of the abort without an AbortSignal.
+  // Pending races (see `race`) and followers (see `onAbort`): told of the abort without an AbortSignal.
   #racers: Set<(reason: unknown) => void> | undefined;
 
   /** Whether the turn was aborted. */
@@ -44,6 +44,27 @@ export class LazyAbortController {
     this.#reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
     this.#controller?.abort(this.#reason);
     if (this.#racers) for (const racer of this.#racers) racer(this.#reason);
+  }
+
+  /**
+   * Calls `listener` with the reason when the turn aborts (at once when it already has), without
+   * an AbortSignal or event listener: a handler's own signal or a hook's time limit follows the
+   * turn this way, so following it costs no signal of the turn's.
+   * @param listener - called once, with the abort reason
+   * @returns what stops following (safe to call more than once)
+   */
+  onAbort(listener: (reason: unknown) => void): () => void {
+    if (this.#aborted) {
+      listener(this.#reason);
+      return noop;
+    }
+    // A wrapper per follower: the same function given twice still counts twice.
+    const once = (reason: unknown) => listener(reason);
+    this.#racers ??= new Set();
+    this.#racers.add(once);
+    return () => {
+      this.#racers?.delete(once);
+    };
   }
 
   /**
