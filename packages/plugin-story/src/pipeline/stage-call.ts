@@ -80,7 +80,7 @@ export interface StageCall {
  * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE (over the stage budget; not sent), STORY_STAGE_MODEL_FAILED (the model call failed), STORY_STAGE_EMPTY (blank
  *   answer); the abort reason when cancelled (never recorded as a failure)
  */
-export async function callProseStage(env: StageEnvironment, call: StageCall): Promise<string> {
+export function callProseStage(env: StageEnvironment, call: StageCall): Promise<string> {
   return runStage(env, call, undefined, (text) => {
     const trimmed = text.trim();
     if (!trimmed) throw new StoryError('STORY_STAGE_EMPTY', `${call.stage} returned no text`);
@@ -99,19 +99,28 @@ export async function callProseStage(env: StageEnvironment, call: StageCall): Pr
  * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE (over the stage budget; not sent), STORY_STAGE_MODEL_FAILED (the model call failed), STORY_STAGE_OUTPUT_INVALID
  *   (not JSON, or not fitting the schema); the abort reason when cancelled (never recorded as a failure)
  */
-export async function callJsonStage<S extends z.ZodType>(env: StageEnvironment, call: StageCall, schema: S, name: string): Promise<z.output<S>> {
-  const json = jsonRequestOf(schema, name);
+export function callJsonStage<S extends z.ZodType>(env: StageEnvironment, call: StageCall, schema: S, name: string): Promise<z.output<S>> {
+  let json: StageJson;
+  try {
+    json = stageJsonOf(schema, name);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return runStage(env, call, json, (text) => parseJsonOutput(text, schema, call.stage));
 }
 
-type JsonRequest = { readonly schema: Record<string, unknown>; readonly name: string };
+/** The `json` of a structured stage's request: the JSON Schema and its name. */
+interface StageJson {
+  readonly schema: Record<string, unknown>;
+  readonly name: string;
+}
 
 // The `json` of a stage's requests, made once per schema and name (not per call) and frozen with
 // its JSON text (`freezeJson`): the logged stage request splices that text in, not re-serialising
 // the same JSON Schema on every call.
-const jsonRequests = new WeakMap<z.ZodType, Map<string, JsonRequest>>();
+const jsonRequests = new WeakMap<z.ZodType, Map<string, StageJson>>();
 
-function jsonRequestOf(schema: z.ZodType, name: string): JsonRequest {
+function stageJsonOf(schema: z.ZodType, name: string): StageJson {
   let byName = jsonRequests.get(schema);
   if (!byName) {
     byName = new Map();
@@ -128,59 +137,99 @@ function jsonRequestOf(schema: z.ZodType, name: string): JsonRequest {
 /**
  * The model request of a stage call. Its `signal` is a getter for the call's lazily made signal:
  * a model that passes it to its HTTP call gets it as usual, one that never reads it (an instant
- * or cached answer) costs no AbortSignal (≈ 5 µs each on Node 20, a dozen per story turn).
+ * or cached answer) costs no AbortSignal (≈ 4 µs each on Node 20, a dozen per story turn). The
+ * getter is an own property, so a model that spreads the request (`{ ...request, json }`) keeps it.
  */
-function stageRequest(env: StageEnvironment, call: StageCall, json: JsonRequest | undefined, lazy: LazySignal): ChatRequest {
-  return {
-    messages: call.messages,
-    ...(json ? { json } : {}),
-    get signal() {
-      return lazy.signal;
-    },
-    meta: { stage: call.stage, sessionId: env.sessionId, turnId: env.turnId },
-  };
+function stageRequest(env: StageEnvironment, call: StageCall, json: StageJson | undefined, lazy: LazySignal): ChatRequest {
+  const meta = { stage: call.stage, sessionId: env.sessionId, turnId: env.turnId };
+  return json
+    ? {
+        messages: call.messages,
+        json,
+        get signal() {
+          return lazy.signal;
+        },
+        meta,
+      }
+    : {
+        messages: call.messages,
+        get signal() {
+          return lazy.signal;
+        },
+        meta,
+      };
 }
 
-async function runStage<T>(
-  env: StageEnvironment,
-  call: StageCall,
-  json: JsonRequest | undefined,
-  accept: (text: string) => T,
-): Promise<T> {
-  if (env.signal.aborted) throw abortReason(env.signal);
-  // A stage that would start after the deadline is not requested at all (no request, no result).
-  const untilDeadline = env.deadlineAt - env.clock.now();
-  if (untilDeadline <= 0) throw deadlineError(env, call.stage);
-  const item = call.item === undefined ? {} : { item: call.item };
-  // A prompt over its budget is never sent (nor recorded as a request): the caller degrades.
-  checkStagePrompt(stageBudget(env), call.stage, call.messages, call.tokens);
-  env.emit(STORY_EVENTS.stageRequest, { stage: call.stage, ...item, model: env.model.id, messages: call.messages, ...(json ? { json } : {}) });
-  // Whichever comes first bounds the call: the stage's own timeout or the preparation deadline.
-  const byDeadline = untilDeadline < env.stageTimeoutMs;
-  const limitError = () =>
-    byDeadline ? deadlineError(env, call.stage) : new StoryError('STORY_STAGE_TIMEOUT', `${call.stage} did not answer within ${env.stageTimeoutMs} ms (pipeline.stageTimeoutMs)`);
-  let text: string;
+// The logged request: stage, item (when the call has one), model, messages, json (structured
+// stages) — in this key order, as always; built as one literal per shape (no spreads).
+function requestData(env: StageEnvironment, call: StageCall, json: StageJson | undefined): Record<string, unknown> {
+  const { stage, item, messages } = call;
+  const model = env.model.id;
+  if (item === undefined) return json ? { stage, model, messages, json } : { stage, model, messages };
+  return json ? { stage, item, model, messages, json } : { stage, item, model, messages };
+}
+
+/**
+ * One stage call from its checks to its recorded result. A plain promise chain rather than an
+ * async function: it runs once per model call on the path from one model answer to the next
+ * request, and the chain keeps no suspended frame per call. Never throws synchronously.
+ */
+function runStage<T>(env: StageEnvironment, call: StageCall, json: StageJson | undefined, accept: (text: string) => T): Promise<T> {
+  const { signal } = env;
   try {
+    if (signal.aborted) return Promise.reject(abortReason(signal));
+    // A stage that would start after the deadline is not requested at all (no request, no result).
+    const untilDeadline = env.deadlineAt - env.clock.now();
+    if (untilDeadline <= 0) return Promise.reject(deadlineError(env, call.stage));
+    // A prompt over its budget is never sent (nor recorded as a request): the caller degrades.
+    checkStagePrompt(stageBudget(env), call.stage, call.messages, call.tokens);
+    env.emit(STORY_EVENTS.stageRequest, requestData(env, call, json));
+    // Whichever comes first bounds the call: the stage's own timeout or the preparation deadline.
+    const byDeadline = untilDeadline < env.stageTimeoutMs;
+    const limitError = () =>
+      byDeadline ? deadlineError(env, call.stage) : new StoryError('STORY_STAGE_TIMEOUT', `${call.stage} did not answer within ${env.stageTimeoutMs} ms (pipeline.stageTimeoutMs)`);
     const ms = Math.min(untilDeadline, env.stageTimeoutMs);
     const generate = (lazy: LazySignal) => env.model.generate(stageRequest(env, call, json, lazy));
-    const response = await (env.deadlines ? env.deadlines.runWithin(ms, limitError, generate) : runWithinLazily(env.clock, ms, env.signal, limitError, generate));
-    text = response.text;
-  } catch (cause) {
-    // Cancellation is never a failure result: reject with the abort reason, record nothing.
-    if (env.signal.aborted) throw abortReason(env.signal);
-    // Every request gets its result: a timeout or the deadline is a stable failure like any other.
-    const error = StoryError.isInstance(cause) ? cause : new StoryError('STORY_STAGE_MODEL_FAILED', `${call.stage} model call failed: ${describeError(cause).message}`, { cause });
-    env.emit(STORY_EVENTS.stageResult, { stage: call.stage, ...item, ok: false, error: { code: error.code, message: error.message } });
-    throw error;
+    const answering = env.deadlines ? env.deadlines.runWithin(ms, limitError, generate) : runWithinLazily(env.clock, ms, signal, limitError, generate);
+    return answering.then(
+      (response) => {
+        let text: string;
+        try {
+          text = response.text;
+        } catch (cause) {
+          throw failedCall(env, call, cause);
+        }
+        return acceptAnswer(env, call, text, accept);
+      },
+      (cause: unknown) => {
+        throw failedCall(env, call, cause);
+      },
+    );
+  } catch (error) {
+    return Promise.reject(error);
   }
+}
+
+// A call that failed (or ran out of time): cancellation is never a failure result (the abort
+// reason, nothing recorded); anything else gets its stable failure result.
+function failedCall(env: StageEnvironment, call: StageCall, cause: unknown): unknown {
+  if (env.signal.aborted) return abortReason(env.signal);
+  const error = StoryError.isInstance(cause) ? cause : new StoryError('STORY_STAGE_MODEL_FAILED', `${call.stage} model call failed: ${describeError(cause).message}`, { cause });
+  const item = call.item === undefined ? {} : { item: call.item };
+  env.emit(STORY_EVENTS.stageResult, { stage: call.stage, ...item, ok: false, error: { code: error.code, message: error.message } });
+  return error;
+}
+
+function acceptAnswer<T>(env: StageEnvironment, call: StageCall, text: string, accept: (text: string) => T): T {
   if (env.signal.aborted) throw abortReason(env.signal);
+  const { stage, item } = call;
   try {
     const value = accept(text);
-    env.emit(STORY_EVENTS.stageResult, { stage: call.stage, ...item, ok: true, text });
+    env.emit(STORY_EVENTS.stageResult, item === undefined ? { stage, ok: true, text } : { stage, item, ok: true, text });
     return value;
   } catch (error) {
     const described = describeError(error);
-    env.emit(STORY_EVENTS.stageResult, { stage: call.stage, ...item, ok: false, text, error: { code: described.code ?? 'STORY_STAGE_OUTPUT_INVALID', message: described.message } });
+    env.emit(STORY_EVENTS.stageResult, { stage, ...(item === undefined ? {} : { item }), ok: false, text, error: { code: described.code ?? 'STORY_STAGE_OUTPUT_INVALID', message: described.message } });
     throw error;
   }
 }
