@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { checkStagePrompt } from '../budget/fit-prompt.js';
 import { defaultStagePromptBudget, type StagePromptBudget } from '../budget/stage-budget.js';
 import { StoryError } from '../errors.js';
+import { plainCheckOf } from './plain-check.js';
 import { STORY_EVENTS } from '../events.js';
 
 /** The story stages (the `meta.stage` of every model call). */
@@ -251,6 +252,8 @@ export function parseJsonOutput<S extends z.ZodType>(text: string, schema: S, st
   } catch (cause) {
     throw new StoryError('STORY_STAGE_OUTPUT_INVALID', `${stage} did not return JSON: ${(cause as Error).message}`, { cause });
   }
+  // An answer that plainly fits (the usual case) is already what zod would return.
+  if (plainCheckOf(schema)?.(value)) return value as z.output<S>;
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const field = formatIssuePath(parsed.error.issues[0]?.path, 'output');
