@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fsStorage } from '../src/index.js';
 import { MemFs } from './mem-fs.js';
@@ -68,5 +69,26 @@ describe('power loss at every operation (only fsync\'ed data and entries survive
       expect(snapshot.revision).toBe(2);
       expect(retried.revision).toBe(2);
     }
+  });
+
+  it('a change acknowledged before a power cut survives it; the intent it leaves behind is finished, never replayed', async () => {
+    const mem = await seeded();
+    const settled = await fsStorage({ root: ROOT, fs: mem.fs }).trees.settle('s', { marker: 'turn-1:0', appends: { 'history.md': 'Lia found the key.' } });
+    expect(settled).toEqual({ applied: true, revision: 2 });
+    // Power cut right after the call returned: the removal of the intent was not synced.
+    const after = mem.crash();
+    await after.fs.unlink(`${TREE}/.troupe/lock`).catch(() => undefined);
+    expect(Object.keys(after.files(TREE))).toContain('.troupe/intent.json');
+    // A player edits the history before the next start: replaying the intent would cut that off.
+    const history = `${TREE}/history.md`;
+    const fd = await after.fs.open(history, constants.O_WRONLY | constants.O_APPEND);
+    const edit = Buffer.from('\nA line the player wrote.');
+    await after.fs.write(fd, edit, 0, edit.length, null);
+    await after.fs.close(fd);
+    const snapshot = await fsStorage({ root: ROOT, fs: after.fs }).trees.read('s');
+    expect(snapshot.files['history.md']).toBe('# H\n<!-- troupe:settle turn-1:0 -->\nLia found the key.\n\nA line the player wrote.');
+    // The edit became its own revision on top of the acknowledged one; nothing is left over.
+    expect(snapshot.revision).toBe(3);
+    expect(withoutTemps(after.files(TREE))).toEqual([]);
   });
 });

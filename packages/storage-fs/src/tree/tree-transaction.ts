@@ -5,7 +5,7 @@ import { tempName } from '../fs/temp-names.js';
 import { KernelStorageError } from '@troupe/kernel';
 import { assertWritablePath, ensureParentDirs } from './safe-paths.js';
 import type { TreeLayout } from './tree-layout.js';
-import { readJsonFile, type TreeIntent, TreeIntentSchema, type TreeRecord, writeRecord } from './tree-record.js';
+import { readJsonFile, type TreeIntent, TreeIntentSchema, type TreeRecord, TreeRecordSchema, writeRecord } from './tree-record.js';
 import type { SettledMarkers } from './settled-markers.js';
 import { lstatQuick } from '../fs/stat-now.js';
 
@@ -37,10 +37,12 @@ export interface TreeChange {
 
 /**
  * Applies a change all-or-nothing across crashes:
- * 1. stage every new file's content as a temp in `.troupe/` (fsync'ed);
+ * 1. stage every new file's content as a temp in `.troupe/` (the temps and `.troupe/` fsync'ed, at once);
  * 2. write `intent.json` atomically: the commit point — from here on, recovery rolls forward;
- * 3. move staged files into place, write appends, record the marker;
- * 4. write `record.json` (the new revision), remove the intent.
+ * 3. move staged files into place, write appends, record the marker (the moves' folder syncs
+ *    and the appends' fsyncs at once, all of them before 4);
+ * 4. write `record.json` (the new revision), remove the intent (not synced: an intent the record
+ *    has caught up with is a finished change, which recovery only removes).
  * A crash before 2 leaves only temps, which the sweep removes (roll back). The lock is re-checked
  * right before 2 (a holder that lost its lock writes nothing) and before appends in 3.
  * @param fs - file-system layer
@@ -54,6 +56,9 @@ export interface TreeChange {
  */
 export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, change: TreeChange, guard: LockGuard): Promise<TreeRecord> {
   const writes: TreeIntent['writes'] = [];
+  // Every staged copy's data and the folder entries naming them reach the disk before the intent
+  // is written; among themselves they need no order, so their syncs overlap.
+  const syncs: Promise<void>[] = [];
   let intent: TreeIntent;
   try {
     for (const [path, content] of change.writes) {
@@ -66,12 +71,14 @@ export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: Se
       const fd = await fs.open(join(layout.metaDir, stage), CREATE_EXCLUSIVE, 0o644);
       try {
         await writeFully(fs, fd, Buffer.from(content, 'utf8'), 0);
-        await fs.fsync(fd);
-      } finally {
-        await fs.close(fd);
+      } catch (error) {
+        await fs.close(fd).catch(() => undefined);
+        throw error;
       }
+      syncs.push(inFlight(fs.fsync(fd).finally(() => fs.close(fd))));
     }
-    if (writes.length > 0) await fs.fsyncDir(layout.metaDir);
+    if (syncs.length > 0) syncs.push(inFlight(fs.fsyncDir(layout.metaDir)));
+    await allDurable(syncs);
     intent = {
       format: 1,
       revision: change.revision,
@@ -83,7 +90,9 @@ export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: Se
     await guard('the commit point (nothing was written)');
     await atomicWriteFile(fs, layout.metaDir, 'intent.json', Buffer.from(JSON.stringify(intent)));
   } catch (error) {
-    // Before the intent exists nothing is visible: roll back by dropping the staged copies.
+    // Before the intent exists nothing is visible: roll back by dropping the staged copies (once
+    // no sync of them is still running).
+    await Promise.allSettled(syncs);
     for (const { stage } of writes) if (stage) await fs.unlink(join(layout.metaDir, stage)).catch(() => undefined);
     throw error;
   }
@@ -102,18 +111,31 @@ export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: Se
 export async function recoverIntent(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, guard: LockGuard): Promise<TreeRecord | undefined> {
   const intent = await readJsonFile(fs, layout.intentPath, TreeIntentSchema);
   if (!intent) return undefined;
+  // The record is written (and synced) only once a change is complete, and the intent's removal
+  // after it is not synced: a record at the intent's revision or later means that change is done.
+  const record = await readJsonFile(fs, layout.recordPath, TreeRecordSchema).catch(() => undefined);
+  if (record && record.revision >= intent.revision) {
+    await guard('removing the intent of a finished change');
+    await fs.unlink(layout.intentPath).catch((error: unknown) => {
+      if (errorCode(error) !== 'ENOENT') throw error;
+    });
+    return undefined;
+  }
   await guard('recovering an interrupted change');
   return rollForward(fs, layout, markers, intent, guard);
 }
 
 async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, intent: TreeIntent, guard: LockGuard, signatures: Readonly<Record<string, string>> = {}): Promise<TreeRecord> {
   await checkIntentTargets(fs, layout, intent);
+  // The folders whose entries the moves and deletes changed: each is synced once, while the
+  // appends below reach the disk (all of it before the record, which is what needs the order).
+  const movedIn = new Set<string>();
   for (const { path, stage } of intent.writes) {
     const target = join(layout.dir, path);
     if (stage === null) {
       try {
         await fs.unlink(target);
-        await fs.fsyncDir(join(target, '..'));
+        movedIn.add(join(target, '..'));
       } catch (error) {
         // Already gone (deleted before a crash, or never existed): nothing to do.
         if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
@@ -124,10 +146,16 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
     if (!(await lstatQuick(fs, staged))) continue; // moved before the crash
     const dir = await ensureParentDirs(fs, layout.dir, path);
     await fs.rename(staged, target);
-    await fs.fsyncDir(dir);
+    movedIn.add(dir);
   }
-  // Appends truncate to a recorded size: never do that beside another holder.
-  if (intent.appends.length > 0) await guard('appending (the next caller completes the change)');
+  const folderSyncs = [...movedIn].map((dir) => inFlight(fs.fsyncDir(dir)));
+  try {
+    // Appends truncate to a recorded size: never do that beside another holder.
+    if (intent.appends.length > 0) await guard('appending (the next caller completes the change)');
+  } catch (error) {
+    await Promise.allSettled(folderSyncs);
+    throw error;
+  }
   const appended: { fd: number; dir: string; created: boolean }[] = [];
   try {
     for (const { path, baseSize, text } of intent.appends) {
@@ -141,7 +169,8 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
     // The blocks and the marker reach the disk together (their fsyncs overlap instead of queueing
     // one after another); all of them before the record. A crash in between leaves the intent,
     // whose replay writes the same blocks and skips a marker already recorded.
-    const synced = await Promise.allSettled([
+    await allDurable([
+      ...folderSyncs.splice(0),
       ...appended.map(({ fd }) => fs.fsync(fd)),
       (async () => {
         if (!intent.settled) return;
@@ -149,9 +178,9 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
         await markers.append(fs, layout, intent.settled.marker, intent.settled.digest, intent.revision);
       })(),
     ]);
-    const failed = synced.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failed) throw failed.reason;
   } finally {
+    // Folder syncs not awaited above (an append failed before): settled before anything else runs.
+    await Promise.allSettled(folderSyncs);
     for (const { fd } of appended) await fs.close(fd);
   }
   for (const { dir, created } of appended) if (created) await fs.fsyncDir(dir);
@@ -168,9 +197,32 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
   }
   const record: TreeRecord = { format: 1, revision: intent.revision, files };
   await writeRecord(fs, layout, record);
+  // Not synced: once the record names the intent's revision, an intent that reappears after a
+  // power cut is recognised as finished and only removed (see `recoverIntent`).
   await fs.unlink(layout.intentPath);
-  await fs.fsyncDir(layout.metaDir);
   return record;
+}
+
+/**
+ * Marks a sync that is awaited later (after other steps) as handled now, so that failing before
+ * the caller gets to it is not an unhandled rejection; the caller still sees the failure.
+ * @param sync - a started sync
+ * @returns the same promise
+ */
+function inFlight<T>(sync: Promise<T>): Promise<T> {
+  sync.catch(() => undefined);
+  return sync;
+}
+
+/**
+ * Waits for every sync, and fails with the first failure once all of them settled (nothing of
+ * the change is left running when the caller gives up).
+ * @param syncs - fsyncs and folder syncs that may run in any order among themselves
+ */
+async function allDurable(syncs: readonly Promise<unknown>[]): Promise<void> {
+  const settled = await Promise.allSettled(syncs);
+  const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /**
