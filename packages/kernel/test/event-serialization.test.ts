@@ -132,6 +132,15 @@ describe('serialising an event once (validateNewEvents, serializeNewEvents, copy
     }
   });
 
+  it('checks the type of every event, also after many valid types (the ones seen valid are remembered, boundedly)', () => {
+    const many = Array.from({ length: 300 }, (_, n) => event(n, { type: `test/type-${n}` }));
+    expect(serializeNewEvents(many)).toHaveLength(300);
+    for (const bad of ['Bad Type', 'test/', '/test', 'test//x', 42, undefined]) {
+      expect(() => serializeNewEvents([...many.slice(0, 3), event(1, { type: bad as string })]), String(bad)).toThrow('Invalid session event: type');
+    }
+    expect(serializeNewEvents([event(1, { type: 'test/type-0' }), event(2, { type: 'test/type-299' })])).toEqual(['1', '2']);
+  });
+
   it('checks the time of every event of a batch, also after valid events with another time', () => {
     // Events of one batch usually share their time: a bad one among them is still caught.
     for (const badAt of ['yesterday', '', 'T', undefined, 42]) {

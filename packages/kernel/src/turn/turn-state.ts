@@ -89,18 +89,15 @@ export class TurnState {
   }
 
   /** Queues an event for the next flush; `quiet` leaves its live progress report to the caller. */
-  queue(type: string, data: unknown, options: AppendEventOptions & { readonly quiet?: boolean } = {}): void {
-    this.queued.push({
-      turnId: this.init.turnId,
-      step: this.init.step,
-      type,
-      ignorable: options.ignorable ?? true,
-      at: isoTime(this.init.clock.now()),
-      ...(options.key === undefined ? {} : { key: options.key }),
-      data,
-    });
+  queue(type: string, data: unknown, options?: AppendEventOptions & { readonly quiet?: boolean }): void {
+    const { turnId, step, clock } = this.init;
+    const ignorable = options?.ignorable ?? true;
+    const at = isoTime(clock.now());
+    const key = options?.key;
+    // Spelled out (no spread of an options-dependent object): one shape per case, built in one step.
+    this.queued.push(key === undefined ? { turnId, step, type, ignorable, at, data } : { turnId, step, type, ignorable, at, key, data });
     // The commit is reported once it is stored (see run-turn.ts): a UI shows "saved" only then.
-    if (!options.quiet) this.init.onQueued?.({ type, data });
+    if (!options?.quiet) this.init.onQueued?.({ type, data });
   }
 
   /** Lets the turn's background tasks write their events (after the commit, the failure record, or an abort). */
