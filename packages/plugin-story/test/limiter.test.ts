@@ -53,6 +53,37 @@ describe('mapBounded (bounded same-stage work, Promise + AbortSignal)', () => {
     expect(started).toEqual([1, 2]);
   });
 
+  it('jobs that end on abort themselves: the run listens to nothing, and the abort ends it with the reason, no new item started', async () => {
+    const controller = new AbortController();
+    const started: number[] = [];
+    const reason = new Error('player cancelled');
+    const run = mapBounded(
+      [1, 2, 3, 4],
+      2,
+      controller.signal,
+      (n) => {
+        started.push(n);
+        return new Promise<number>((_resolve, reject) => {
+          // Stands for a stage call's deadline group, which rejects its calls on the turn's abort.
+          if (n > 1) controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+          else _resolve(10);
+        });
+      },
+      { jobsEndOnAbort: true },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    // Item 1 answered, item 3 took its slot; only the two pending jobs listen.
+    expect(started).toEqual([1, 2, 3]);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(2);
+    controller.abort(reason);
+    await expect(run).rejects.toBe(reason);
+    expect(started).toEqual([1, 2, 3]);
+    const done = await mapBounded([1, 2], 2, controller.signal, async (n) => n, { jobsEndOnAbort: true }).catch((error: unknown) => error);
+    expect(done).toBe(reason);
+    const fresh = new AbortController();
+    expect((await mapBounded([1, 2, 3], 2, fresh.signal, async (n) => n * 2, { jobsEndOnAbort: true })).map((r) => r.status === 'fulfilled' && r.value)).toEqual([2, 4, 6]);
+  });
+
   it('an empty list settles at once, and a finished run leaves no listener on the run signal', async () => {
     const controller = new AbortController();
     expect(await mapBounded([], 4, controller.signal, async () => 1)).toEqual([]);

@@ -17,6 +17,9 @@ import { abortReason } from '@troupe/kernel/util';
  * @param signal - cancels the remaining work
  * @param work - the per-item job; its signal aborts when the run is cancelled (a job declared
  *   without the third parameter is given `signal` itself, and no signal is made per item)
+ * @param options - `jobsEndOnAbort`: every job rejects at once when `signal` aborts (a stage call
+ *   whose deadline group listens to the same signal does), so the run adds no listener of its own:
+ *   the first job to settle after the abort ends the run with the abort reason
  * @returns one settled result per item, in input order
  */
 export function mapBounded<T, R>(
@@ -24,8 +27,10 @@ export function mapBounded<T, R>(
   maxParallel: number,
   signal: AbortSignal,
   work: (item: T, index: number, signal: AbortSignal) => Promise<R>,
+  options?: { readonly jobsEndOnAbort?: boolean },
 ): Promise<PromiseSettledResult<R>[]> {
   if (signal.aborted) return Promise.reject(abortReason(signal));
+  const listen = options?.jobsEndOnAbort !== true;
   // A signal per item only for a job that takes one: work that listens to a signal of its own (a
   // stage call follows the turn's) does not pay for a controller per item.
   const perItem = work.length >= 3 ? new Set<AbortController>() : undefined;
@@ -46,6 +51,11 @@ export function mapBounded<T, R>(
       running -= 1;
       if (controller) perItem?.delete(controller);
       if (over) return;
+      // Without a listener, the first job to end after an abort ends the run.
+      if (!listen && signal.aborted) {
+        onAbort();
+        return;
+      }
       results[index] = result;
       fill();
     };
@@ -69,11 +79,11 @@ export function mapBounded<T, R>(
       }
       if (!over && running === 0 && next >= items.length) {
         over = true;
-        signal.removeEventListener('abort', onAbort);
+        if (listen) signal.removeEventListener('abort', onAbort);
         resolve(results);
       }
     };
-    signal.addEventListener('abort', onAbort);
+    if (listen) signal.addEventListener('abort', onAbort);
     fill();
   });
 }

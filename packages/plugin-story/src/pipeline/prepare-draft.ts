@@ -67,6 +67,7 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
 
 async function prepareStages(input: PrepareDraftInput): Promise<string> {
   const { env, manifest, files, playerInput } = input;
+  const wave = { jobsEndOnAbort: env.deadlines !== undefined };
   const maxParallel = manifest.pipeline.maxParallel;
   const stopIfLate = (next: string) => {
     if (deadlinePassed(env)) throw deadlineError(env, next);
@@ -129,7 +130,9 @@ async function prepareStages(input: PrepareDraftInput): Promise<string> {
   // 3. Character workers, each on its own files only. The director's history excerpts (chosen by
   // the input and the brief) are picked while the characters wait for the model.
   stopIfLate('story/character');
-  const characterRuns = started(() => mapBounded(characterInputs, maxParallel, env.signal, (characterInput) => runCharacter(env, characterInput)));
+  // Stage calls end at once on cancellation (the deadline group listens to the turn's signal),
+  // so the waves add no listener of their own.
+  const characterRuns = started(() => mapBounded(characterInputs, maxParallel, env.signal, (characterInput) => runCharacter(env, characterInput), wave));
   const directorHistory = windowed(WORKSPACE_FILES.history, budget.historyTokens, [playerInput, ...research.facts].join('\n'));
   const settled = await characterRuns;
   const proposals: { characterId: string; name: string; proposal: CharacterProposal }[] = [];
@@ -169,8 +172,12 @@ async function prepareStages(input: PrepareDraftInput): Promise<string> {
 
   // 5. Section writers, in manifest order.
   stopIfLate('story/section');
-  const written = await mapBounded(sections, maxParallel, env.signal, (section) =>
-    runSection(env, { section, reference: files[sectionPath(section.id)] ?? '', plan, playerInput }),
+  const written = await mapBounded(
+    sections,
+    maxParallel,
+    env.signal,
+    (section) => runSection(env, { section, reference: files[sectionPath(section.id)] ?? '', plan, playerInput }),
+    wave,
   );
   const drafts: SectionDraft[] = [];
   written.forEach((result, i) => {
