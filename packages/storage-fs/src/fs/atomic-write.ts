@@ -35,9 +35,24 @@ export async function writeFully(fs: StorageFs, fd: number, data: Uint8Array, po
  * @throws {KernelStorageError} STORAGE_IO when any step fails (with the cause)
  */
 export async function atomicWriteFile(layer: StorageFs, dir: string, name: string, data: Uint8Array): Promise<void> {
+  const temp = await stageFile(layer, dir, name, data);
+  await publishFile(layer, dir, temp, name);
+}
+
+/**
+ * The first half of {@link atomicWriteFile}: the complete new content in a synced temp beside the
+ * target (exclusive, never following a planted symlink), for a caller that renames it into place
+ * later, once what must be durable before it is ({@link publishFile}). On failure the temp is removed.
+ * @param layer - file-system layer
+ * @param dir - the target's directory
+ * @param name - the target's file name (for error messages)
+ * @param data - the complete new content
+ * @returns the temp's path
+ * @throws {KernelStorageError} STORAGE_IO when any step fails (with the cause)
+ */
+export async function stageFile(layer: StorageFs, dir: string, name: string, data: Uint8Array): Promise<string> {
   const fs = quickLayer(layer);
   const temp = join(dir, tempName());
-  const target = join(dir, name);
   let fd: number | undefined;
   try {
     fd = await fs.open(temp, CREATE_EXCLUSIVE, 0o644);
@@ -48,9 +63,29 @@ export async function atomicWriteFile(layer: StorageFs, dir: string, name: strin
     const closing = fd;
     fd = undefined;
     await fs.close(closing);
-    await fs.rename(temp, target);
+    return temp;
   } catch (error) {
     if (fd !== undefined) await fs.close(fd).catch(() => undefined);
+    await fs.unlink(temp).catch(() => undefined);
+    throw asIoError(error, `Could not write ${join(dir, name)}`);
+  }
+}
+
+/**
+ * The second half of {@link atomicWriteFile}: renames a temp from {@link stageFile} over the target
+ * and syncs the directory. On failure the temp is removed and the target is untouched.
+ * @param layer - file-system layer
+ * @param dir - the target's directory (the temp's too)
+ * @param temp - the staged temp's path
+ * @param name - the target's file name
+ * @throws {KernelStorageError} STORAGE_IO when the rename or the directory sync fails
+ */
+export async function publishFile(layer: StorageFs, dir: string, temp: string, name: string): Promise<void> {
+  const fs = quickLayer(layer);
+  const target = join(dir, name);
+  try {
+    await fs.rename(temp, target);
+  } catch (error) {
     await fs.unlink(temp).catch(() => undefined);
     throw asIoError(error, `Could not write ${target}`);
   }

@@ -127,5 +127,17 @@ export async function readRecord(fs: StorageFs, layout: TreeLayout, known?: Entr
  * @throws {KernelStorageError} STORAGE_IO
  */
 export async function writeRecord(fs: StorageFs, layout: TreeLayout, record: TreeRecord): Promise<void> {
-  await atomicWriteFile(fs, layout.metaDir, 'record.json', Buffer.from(JSON.stringify(record)));
+  await atomicWriteFile(fs, layout.metaDir, RECORD_FILE, recordBytes(record));
+}
+
+/** The commit record's file name in the store's private folder. */
+export const RECORD_FILE = 'record.json';
+
+/**
+ * The bytes `record.json` holds for a record.
+ * @param record - the record
+ * @returns its JSON text as UTF-8
+ */
+export function recordBytes(record: TreeRecord): Buffer {
+  return Buffer.from(JSON.stringify(record));
 }

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { atomicWriteFile, writeFully } from '../fs/atomic-write.js';
+import { atomicWriteFile, publishFile, stageFile, writeFully } from '../fs/atomic-write.js';
 import { CREATE_EXCLUSIVE, errorCode, type StorageFs, WRITE_NOFOLLOW } from '../fs/storage-fs.js';
 import { tempName } from '../fs/temp-names.js';
 import { KernelStorageError } from '@troupe/kernel';
 import { assertWritablePath, ensureParentDirs } from './safe-paths.js';
 import type { TreeLayout } from './tree-layout.js';
-import { readJsonFile, type TreeIntent, TreeIntentSchema, type TreeRecord, TreeRecordSchema, writeRecord } from './tree-record.js';
+import { RECORD_FILE, readJsonFile, recordBytes, type TreeIntent, TreeIntentSchema, type TreeRecord, TreeRecordSchema } from './tree-record.js';
 import type { SettledMarkers } from './settled-markers.js';
 import { lstatQuick } from '../fs/stat-now.js';
 
@@ -157,6 +157,8 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
     throw error;
   }
   const appended: { fd: number; dir: string; created: boolean }[] = [];
+  let record: TreeRecord;
+  let recordTemp: Promise<string> | undefined;
   try {
     for (const { path, baseSize, text } of intent.appends) {
       const dir = await ensureParentDirs(fs, layout.dir, path);
@@ -166,9 +168,14 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
       await fs.ftruncate(fd, baseSize);
       await writeFully(fs, fd, Buffer.from(text, 'utf8'), baseSize);
     }
-    // The blocks and the marker reach the disk together (their fsyncs overlap instead of queueing
-    // one after another); all of them before the record. A crash in between leaves the intent,
-    // whose replay writes the same blocks and skips a marker already recorded.
+    // Every file now has its final size and times (a sync changes neither): the record is known,
+    // and its temp is written and synced along with the rest; only its rename waits for them.
+    record = await recordAfter(fs, layout, intent, signatures);
+    recordTemp = inFlight(stageFile(fs, layout.metaDir, RECORD_FILE, recordBytes(record)));
+    // The blocks, the marker and the record's temp reach the disk together (their fsyncs overlap
+    // instead of queueing one after another); all of them before the record is renamed into
+    // place. A crash in between leaves the intent, whose replay writes the same blocks and skips
+    // a marker already recorded.
     await allDurable([
       ...folderSyncs.splice(0),
       ...appended.map(({ fd }) => fs.fsync(fd)),
@@ -177,13 +184,37 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
         await markers.refresh(fs, layout);
         await markers.append(fs, layout, intent.settled.marker, intent.settled.digest, intent.revision);
       })(),
+      recordTemp,
     ]);
+  } catch (error) {
+    // A record staged beside a failed step is dropped (the intent's replay writes its own).
+    const staged = await recordTemp?.catch(() => undefined);
+    if (staged) await fs.unlink(staged).catch(() => undefined);
+    throw error;
   } finally {
     // Folder syncs not awaited above (an append failed before): settled before anything else runs.
     await Promise.allSettled(folderSyncs);
     for (const { fd } of appended) await fs.close(fd);
   }
-  for (const { dir, created } of appended) if (created) await fs.fsyncDir(dir);
+  const staged = await recordTemp;
+  try {
+    for (const { dir, created } of appended) if (created) await fs.fsyncDir(dir);
+  } catch (error) {
+    await fs.unlink(staged).catch(() => undefined);
+    throw error;
+  }
+  await publishFile(fs, layout.metaDir, staged, RECORD_FILE);
+  // Not synced: once the record names the intent's revision, an intent that reappears after a
+  // power cut is recognised as finished and only removed (see `recoverIntent`).
+  await fs.unlink(layout.intentPath);
+  return record;
+}
+
+/**
+ * The record of a change whose files are all written: each file's hash from the intent, with the
+ * signature it has now (or, for a file the change did not touch, the one scanned under the lock).
+ */
+async function recordAfter(fs: StorageFs, layout: TreeLayout, intent: TreeIntent, signatures: Readonly<Record<string, string>>): Promise<TreeRecord> {
   const touched = new Set([...intent.writes.map((write) => write.path), ...intent.appends.map((append) => append.path)]);
   const files: TreeRecord['files'] = {};
   for (const [path, sha256] of Object.entries(intent.files)) {
@@ -195,12 +226,7 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
     const stat = await lstatQuick(fs, join(layout.dir, path));
     if (stat?.kind === 'file') files[path] = { sha256, signature: stat.signature };
   }
-  const record: TreeRecord = { format: 1, revision: intent.revision, files };
-  await writeRecord(fs, layout, record);
-  // Not synced: once the record names the intent's revision, an intent that reappears after a
-  // power cut is recognised as finished and only removed (see `recoverIntent`).
-  await fs.unlink(layout.intentPath);
-  return record;
+  return { format: 1, revision: intent.revision, files };
 }
 
 /**
