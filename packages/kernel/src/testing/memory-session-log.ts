@@ -33,7 +33,8 @@ interface MemorySession {
    * session's event `eN` is at position N - 1 (no map entry per event); an import keeps its ids.
    */
   index: Map<string, number> | undefined;
-  readonly keys: Map<string, StoredEvent>;
+  /** The latest keyed event by type, then key (no joined lookup string made per lookup). */
+  readonly keys: Map<string, Map<string, StoredEvent>>;
   nextSeq: number;
 }
 
@@ -114,7 +115,7 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
   async findLatest(sessionId: string, key: EventKey): Promise<SessionEvent | undefined> {
     validateSessionId(sessionId);
     validateEventKey(key);
-    const found = this.#sessions.get(sessionId)?.keys.get(indexKey(key.type, key.key));
+    const found = this.#sessions.get(sessionId)?.keys.get(key.type)?.get(key.key);
     return found ? parsed(found) : undefined;
   }
 
@@ -165,7 +166,13 @@ export class MemorySessionLog implements SessionLog, SessionTurnLock {
     if (session.index === undefined && sequence !== position + 1) session.index = new Map(session.events.map((stored, at) => [stored.id, at]));
     session.index?.set(event.id, position);
     session.events.push(event);
-    if (event.key !== undefined) session.keys.set(indexKey(event.type, event.key), event);
+    if (event.key === undefined) return;
+    let byKey = session.keys.get(event.type);
+    if (!byKey) {
+      byKey = new Map();
+      session.keys.set(event.type, byKey);
+    }
+    byKey.set(event.key, event);
   }
 }
 
@@ -182,10 +189,6 @@ const EVENT_ID_PATTERN = /^e[1-9][0-9]*$/;
 
 function sequenceOf(id: string): number {
   return Number.parseInt(id.slice(1), 10);
-}
-
-function indexKey(type: string, key: string): string {
-  return `${type}\u0000${key}`;
 }
 
 // An event in the stored field order (id and session first, as storage-fs writes its lines),
