@@ -218,15 +218,24 @@ class KernelHarness implements Harness {
     return this.#background.size;
   }
 
-  async runTurn(rawInput: Parameters<Harness['runTurn']>[0], options: RunTurnOptions = {}): Promise<TurnResult> {
-    this.#assertOpen();
-    const input = parseTurnInput(rawInput);
+  runTurn(rawInput: Parameters<Harness['runTurn']>[0], options: RunTurnOptions = {}): Promise<TurnResult> {
+    // Not async (a closed harness or bad input still rejects): an async method returning the
+    // queue's promise, and a queued function returning the turn's, each add promise jobs to the
+    // start and the end of every turn.
+    let input: ReturnType<typeof parseTurnInput>;
+    try {
+      this.#assertOpen();
+      input = parseTurnInput(rawInput);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     // A committed turn whose postReview never finished (the process died) is finished first.
     return this.#enqueue(
       input.sessionId,
       async (services, heldTurn) => {
         await finishCommittedTurnQuietly(services, input.sessionId);
-        return runTurn(services, input, options, undefined, heldTurn);
+        // `return await`: adopting the returned promise would cost two more jobs than awaiting it.
+        return await runTurn(services, input, options, undefined, heldTurn);
       },
       options.signal,
     );

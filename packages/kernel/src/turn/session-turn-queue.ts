@@ -1,7 +1,7 @@
 import { linkedController } from '../abort.js';
 import { SESSION_ID_PATTERN } from '../ports/session-log.js';
 import { hasSessionTurnLock } from '../ports/session-turn-lock.js';
-import type { HeldSessionTurn } from '../ports/session-turn-lock.js';
+import type { HeldSessionTurn, SessionTurnLock } from '../ports/session-turn-lock.js';
 import type { TurnServices } from './run-turn.js';
 
 /**
@@ -17,16 +17,32 @@ import type { TurnServices } from './run-turn.js';
  * @throws the first aborted signal's reason when the wait was cancelled; the lock's STORAGE_IO
  * when it waited too long; whatever `work` throws
  */
-export async function withSessionTurnLock<T>(
+export function withSessionTurnLock<T>(
   services: TurnServices,
   sessionId: string,
   work: (services: TurnServices, heldTurn?: HeldSessionTurn) => Promise<T>,
   signals: readonly AbortSignal[],
 ): Promise<T> {
-  const log = services.sessionLog;
-  if (!hasSessionTurnLock(log) || !SESSION_ID_PATTERN.test(sessionId)) return work(services);
-  // One signal is passed as is (the lock consults it only while waiting): no controller per turn.
-  if (signals.length === 1) return log.lockSessionTurn(sessionId, (heldTurn) => work(services, heldTurn), { signal: signals[0] as AbortSignal });
+  // Not an async function: every turn starts and ends through here, and an async function that
+  // returns a promise adds promise jobs at both ends (a synchronous throw still rejects).
+  try {
+    const log = services.sessionLog;
+    if (!hasSessionTurnLock(log) || !SESSION_ID_PATTERN.test(sessionId)) return work(services);
+    // One signal is passed as is (the lock consults it only while waiting): no controller per turn.
+    if (signals.length === 1) return log.lockSessionTurn(sessionId, (heldTurn) => work(services, heldTurn), { signal: signals[0] as AbortSignal });
+    return withLinkedSignals(log, sessionId, services, work, signals);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+async function withLinkedSignals<T>(
+  log: SessionTurnLock,
+  sessionId: string,
+  services: TurnServices,
+  work: (services: TurnServices, heldTurn?: HeldSessionTurn) => Promise<T>,
+  signals: readonly AbortSignal[],
+): Promise<T> {
   const { controller, dispose } = linkedController(...signals);
   try {
     return await log.lockSessionTurn(
