@@ -53,10 +53,6 @@ export function fitStageMessages(budget: StagePromptBudget, stage: string, syste
  * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE when the fixed parts alone do not fit
  */
 export function fitStagePrompt(budget: StagePromptBudget, stage: string, system: string, blocks: readonly StageBlock[]): FittedStagePrompt {
-  const messages = (bodies: readonly string[]): ChatMessage[] => [
-    { role: 'system', content: system },
-    { role: 'user', content: renderPromptBlocks(blocks.map(([heading], i) => [heading, bodies[i] ?? ''])) },
-  ];
   // Nearly every prompt fits as it is: rendered straight from the blocks, and when the
   // tokenizer bounds tokens per character, a short prompt is not even counted.
   let fitted: ChatMessage[] = [
@@ -65,6 +61,10 @@ export function fitStagePrompt(budget: StagePromptBudget, stage: string, system:
   ];
   const tokens = atMost(budget, fitted);
   if (tokens <= budget.promptTokens) return { messages: fitted, tokens };
+  const messages = (bodies: readonly string[]): ChatMessage[] => [
+    { role: 'system', content: system },
+    { role: 'user', content: renderPromptBlocks(blocks.map(([heading], i) => [heading, bodies[i] ?? ''])) },
+  ];
   const bodies = blocks.map(([, body]) => body);
   const flexible = blocks.flatMap(([, , fit], i) => (fit === 'fixed' ? [] : [i]));
   const skeleton = budget.countMessages(messages(bodies.map((body, i) => (blocks[i]![2] === 'fixed' ? body : ''))));
