@@ -6,15 +6,24 @@ import type { DirEntry, EntryStat, StorageFs } from './storage-fs.js';
 // cold disk), that layer gets the asynchronous calls for a while so the event loop never waits.
 
 /**
- * Stat work answered synchronously for longer than this, in one go, marks the layer slow: a
- * network share's round trips add up to it over one workspace's files, while a local disk takes
- * well under a millisecond even when the process was descheduled on a busy machine for a while.
+ * Stat work answered synchronously for longer than this, in one go, is slow: a network share's
+ * round trips add up to it over one workspace's files, while a local disk takes well under a
+ * millisecond — unless the process was descheduled meanwhile on a busy machine, which is why one
+ * slow batch alone does not mark the layer slow (see {@link SLOW_STRIKES}).
  */
 export const SLOW_SYNC_MS = 50;
+/**
+ * Slow batches in a row that mark a layer slow. A slow file system is slow on every batch; a busy
+ * machine stalls one batch now and then, and marking the layer slow for that would send a minute
+ * of calls through the thread pool (a round trip each) just when CPU is short.
+ */
+export const SLOW_STRIKES = 2;
 /** How long a layer marked slow gets the asynchronous calls before synchronous ones are tried again. */
 const SLOW_FOR_MS = 60_000;
 
 const slowUntil = new WeakMap<StorageFs, number>();
+/** Slow batches in a row so far, per layer (a fast batch starts over). */
+const strikes = new WeakMap<StorageFs, number>();
 
 /**
  * Thrown by {@link quickStats}' calls when a layer's "synchronous" call returned a promise (a
@@ -78,12 +87,22 @@ export function syncCallsAllowed(fs: StorageFs): boolean {
 }
 
 /**
- * Notes how long a batch of synchronous stat calls took; too long marks the layer slow.
+ * Notes how long a batch of synchronous stat calls took; {@link SLOW_STRIKES} too long in a row mark the layer slow.
  * @param fs - file-system layer
  * @param startedAt - `performance.now()` before the batch
  */
 export function noteSyncStats(fs: StorageFs, startedAt: number): void {
-  if (performance.now() - startedAt > SLOW_SYNC_MS) slowUntil.set(fs, Date.now() + SLOW_FOR_MS);
+  if (performance.now() - startedAt <= SLOW_SYNC_MS) {
+    if (strikes.has(fs)) strikes.delete(fs);
+    return;
+  }
+  const count = (strikes.get(fs) ?? 0) + 1;
+  if (count < SLOW_STRIKES) {
+    strikes.set(fs, count);
+    return;
+  }
+  strikes.delete(fs);
+  slowUntil.set(fs, Date.now() + SLOW_FOR_MS);
 }
 
 /**
