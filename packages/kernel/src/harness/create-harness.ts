@@ -132,8 +132,6 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     finishedCommits: new FinishedCommits(),
     limits,
     deadlines: new TurnDeadlines(clock, limits.turnDeadlineMs),
-    // Node warns past 10 listeners on one signal; only parallel postReview handlers get near that.
-    manyTurnSignalListeners: hooks.get('postReview').length > 4,
   };
   return new KernelHarness(services, root, background, closeCallbacks);
 }

@@ -98,7 +98,6 @@ export async function finishCommittedTurn(services: TurnServices, sessionId: str
     models: services.models,
     clock: services.clock,
     background: services.background,
-    manySignalListeners: services.manyTurnSignalListeners,
   });
   const turn = {
     turnId: commit.turnId,

@@ -51,8 +51,6 @@ export interface TurnServices {
   readonly limits: TurnLimits;
   /** The harness's turn deadlines (`limits.turnDeadlineMs`), one wake-up for all running turns. */
   readonly deadlines: TurnDeadlines;
-  /** Whether the turn signal may get more listeners than Node's default warning threshold (see `TurnState.allowManySignalListeners`). */
-  readonly manyTurnSignalListeners: boolean;
 }
 
 /**
@@ -112,7 +110,6 @@ export async function runTurn(
       models: services.models,
       clock: services.clock,
       background: services.background,
-      manySignalListeners: services.manyTurnSignalListeners,
       onQueued: options.onEvent,
     });
     const actorModel = services.models.resolve(scenario.actorModel);

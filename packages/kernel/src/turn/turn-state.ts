@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type { BackgroundTaskHandle, BackgroundTasks } from '../background/background-tasks.js';
 import type { ChatMessage, ModelRegistry } from '../ports/chat-model.js';
 import type { Clock } from '../ports/clock.js';
@@ -35,8 +34,6 @@ export interface TurnStateInit {
   readonly models: ModelRegistry;
   readonly clock: Clock;
   readonly background: BackgroundTasks;
-  /** Whether the turn signal may get more listeners than Node's default warning threshold (many parallel postReview handlers). */
-  readonly manySignalListeners?: boolean;
   /** Called with each event as it is queued (live progress). */
   readonly onQueued?: ((event: { readonly type: string; readonly data: unknown }) => void) | undefined;
 }
@@ -53,7 +50,6 @@ export class TurnState {
   #turnWritten: Promise<void> | undefined;
   #releaseBackground: (() => void) | undefined;
   #released = false;
-  #manyListeners = false;
 
   /** @param init - the turn's identity, input and services */
   constructor(init: TurnStateInit) {
@@ -122,16 +118,5 @@ export class TurnState {
   /** The context a director tool of `plugin` sees: the turn's signal as is, and the plugin's logger. */
   contextFor(plugin: string, signal: AbortSignal, logger: Logger): TurnContext {
     return new HandlerContext(this, plugin, logger, signal);
-  }
-
-  /**
-   * Lifts Node's listener warning threshold on the turn signal, once, when the harness has enough
-   * parallel postReview handlers to pass it (each may add a listener: its own signal, its deadline).
-   * Called where a listener is about to be added, so turns whose handlers all answer at once pay nothing.
-   */
-  allowManySignalListeners(): void {
-    if (!this.init.manySignalListeners || this.#manyListeners) return;
-    this.#manyListeners = true;
-    setMaxListeners(0, this.init.abort.signal);
   }
 }
