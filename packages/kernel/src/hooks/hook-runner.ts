@@ -7,6 +7,7 @@ import { HandlerContext } from '../turn/handler-context.js';
 import type { TurnState } from '../turn/turn-state.js';
 import { settledSoon } from './settled-soon.js';
 import type { HookName, RegisteredHandler, TurnHooks } from './hook-types.js';
+import { timeoutError } from '../timing/timeout-error.js';
 
 /** Harness-wide settings the runner needs. */
 export interface HookRunnerSettings {
@@ -125,13 +126,7 @@ function withinHookTimeout<T>(turn: LazyAbortController, ms: number, pending: Pr
     };
     const stopTimer = startTimer(systemClock, ms, () => {
       if (!finish()) return;
-      let error: unknown;
-      try {
-        error = onTimeout();
-      } catch (thrown) {
-        error = thrown;
-      }
-      reject(error);
+      reject(timeoutError(onTimeout));
     });
     const unfollow = turn.onAbort((reason) => {
       if (finish()) reject(reason);

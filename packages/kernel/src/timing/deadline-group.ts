@@ -12,6 +12,7 @@
 import { abortReason } from '../abort.js';
 import type { Clock } from '../ports/clock.js';
 import { type LazySignal, LazyWorkSignal, startTimer } from './run-within.js';
+import { timeoutError } from './timeout-error.js';
 
 // One call in flight: its limit on the clock and how to end it.
 interface PendingCall {
@@ -142,12 +143,7 @@ export class DeadlineGroup {
         continue;
       }
       if (!this.#finish(call)) continue;
-      let error: unknown;
-      try {
-        error = call.onTimeout();
-      } catch (thrown) {
-        error = thrown;
-      }
+      const error = timeoutError(call.onTimeout);
       call.lazy.abort(undefined);
       call.reject(error);
     }

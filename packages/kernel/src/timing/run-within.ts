@@ -11,6 +11,7 @@
 import { abortReason } from '../abort.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import { LazyAbortController } from '../turn/lazy-abort-controller.js';
+import { timeoutError } from './timeout-error.js';
 
 /**
  * Runs `work` for at most `ms` on `clock`. The work gets its own signal, which aborts when the time
@@ -82,12 +83,7 @@ function raceWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTimeout:
     };
     const onLimit = () => {
       if (!finish()) return;
-      let error: unknown;
-      try {
-        error = onTimeout();
-      } catch (thrown) {
-        error = thrown;
-      }
+      const error = timeoutError(onTimeout);
       lazy.abort(undefined);
       reject(error);
     };
