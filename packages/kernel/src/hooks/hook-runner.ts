@@ -1,13 +1,11 @@
 import { systemClock } from '../ports/clock.js';
-import { startTimer } from '../timing/run-within.js';
-import type { LazyAbortController } from '../turn/lazy-abort-controller.js';
+import { raceTurnWithin } from '../timing/run-within.js';
 import { describeError, KernelError } from '../errors.js';
 import type { Logger } from '../ports/logger.js';
 import { HandlerContext } from '../turn/handler-context.js';
 import type { TurnState } from '../turn/turn-state.js';
 import { settledSoon } from './settled-soon.js';
 import type { HookName, RegisteredHandler, TurnHooks } from './hook-types.js';
-import { timeoutError } from '../timing/timeout-error.js';
 
 /** Harness-wide settings the runner needs. */
 export interface HookRunnerSettings {
@@ -93,53 +91,17 @@ async function settle(
   try {
     const soon = await settledSoon(pending);
     if (soon) return soon.value;
-    return await withinHookTimeout(state.init.abort, timeoutMs, pending, () => {
+    return await raceTurnWithin(systemClock, timeoutMs, state.init.abort, () => {
       timedOut = true;
       const reason = new DOMException(`${hook} handler of "${plugin}" timed out after ${timeoutMs} ms`, 'TimeoutError');
       context.abortHandler(reason);
       return reason;
-    });
+    }, pending);
   } catch (cause) {
     return failed(registered, cause, timedOut ? timeoutMs : undefined, state, logger);
   } finally {
     finished(registered, context, started, settings, logger, watch);
   }
-}
-
-/**
- * `pending` within `ms` on the system clock: the rules of `runWithin` for work that ignores its
- * signal (the turn's abort wins and rejects with its reason, the limit rejects with `onTimeout()`
- * at once, nothing stays scheduled or following once it settles), but following the turn's
- * controller itself: no AbortSignal of the turn's and no listener per handler call.
- */
-function withinHookTimeout<T>(turn: LazyAbortController, ms: number, pending: PromiseLike<T>, onTimeout: () => unknown): Promise<T> {
-  if (turn.aborted) return Promise.reject(turn.reason);
-  if (ms <= 0) return Promise.reject(onTimeout());
-  return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const finish = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      stopTimer();
-      unfollow();
-      return true;
-    };
-    const stopTimer = startTimer(systemClock, ms, () => {
-      if (!finish()) return;
-      reject(timeoutError(onTimeout));
-    });
-    const unfollow = turn.onAbort((reason) => {
-      if (finish()) reject(reason);
-    });
-    Promise.resolve(pending).then(
-      (value) => {
-        if (finish()) resolve(value);
-      },
-      (error: unknown) => {
-        if (finish()) reject(turn.aborted ? turn.reason : error);
-      },
-    );
-  });
 }
 
 /** Applies the error rules to a handler's failure: throws, or returns a {@link Degraded}. */

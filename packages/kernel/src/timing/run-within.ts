@@ -61,23 +61,48 @@ export function runWithinLazily<T>(clock: Clock, ms: number, cancel: AbortSignal
   return raceWithin(clock, ms, cancel, onTimeout, work);
 }
 
-function raceWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTimeout: () => unknown, work: (lazy: LazySignal) => PromiseLike<T>): Promise<T> {
-  if (cancel.aborted) return Promise.reject(abortReason(cancel));
+/**
+ * A pending promise within `ms` on `clock`, following the turn's {@link LazyAbortController}
+ * itself instead of an AbortSignal: the rules of {@link runWithin} (the turn's abort wins and
+ * rejects with its reason, the limit rejects with `onTimeout()` at once even when the work ignores
+ * it, nothing stays scheduled or following once it settles) for work that is already running and
+ * has no signal of its own to cut — a hook handler's promise — so following the turn costs no
+ * signal of the turn's and no listener.
+ * @param clock - the harness clock
+ * @param ms - the time allowed; `0` or less fails at once
+ * @param turn - the turn's cancellation
+ * @param onTimeout - the error to reject with at the limit (called at most once)
+ * @param pending - the running work
+ * @returns the work's value
+ * @throws `onTimeout()`, the work's own failure, or the turn's abort reason
+ */
+export function raceTurnWithin<T>(clock: Clock, ms: number, turn: LazyAbortController, onTimeout: () => unknown, pending: PromiseLike<T>): Promise<T> {
+  return raceWithin(clock, ms, turn, onTimeout, () => pending);
+}
+
+// The caller's cancellation: an AbortSignal (listened to), or the turn's LazyAbortController
+// (followed without making its signal).
+type Cancel = AbortSignal | LazyAbortController;
+
+const reasonOf = (cancel: Cancel): unknown => (cancel instanceof LazyAbortController ? cancel.reason : abortReason(cancel));
+
+function raceWithin<T>(clock: Clock, ms: number, cancel: Cancel, onTimeout: () => unknown, work: (lazy: LazySignal) => PromiseLike<T>): Promise<T> {
+  if (cancel.aborted) return Promise.reject(reasonOf(cancel));
   if (ms <= 0) return Promise.reject(onTimeout());
   return new Promise<T>((resolve, reject) => {
     const lazy = new LazyWorkSignal(ms);
     let settled = false;
-    // Ends the race once: the timer is cleared and the caller's signal loses its listener.
+    // Ends the race once: the timer is cleared and the caller's cancellation is no longer followed.
     const finish = (): boolean => {
       if (settled) return false;
       settled = true;
       stopTimer();
-      cancel.removeEventListener('abort', onCancel);
+      unfollow();
       return true;
     };
     const onCancel = () => {
       if (!finish()) return;
-      const reason = abortReason(cancel);
+      const reason = reasonOf(cancel);
       lazy.abort(reason);
       reject(reason);
     };
@@ -88,12 +113,12 @@ function raceWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTimeout:
       reject(error);
     };
     const stopTimer = startTimer(clock, ms, onLimit);
-    cancel.addEventListener('abort', onCancel);
+    const unfollow = follow(cancel, onCancel);
     let pending: PromiseLike<T>;
     try {
       pending = work(lazy);
     } catch (error) {
-      if (finish()) reject(cancel.aborted ? abortReason(cancel) : error);
+      if (finish()) reject(cancel.aborted ? reasonOf(cancel) : error);
       return;
     }
     Promise.resolve(pending).then(
@@ -101,10 +126,17 @@ function raceWithin<T>(clock: Clock, ms: number, cancel: AbortSignal, onTimeout:
         if (finish()) resolve(value);
       },
       (error: unknown) => {
-        if (finish()) reject(cancel.aborted ? abortReason(cancel) : error);
+        if (finish()) reject(cancel.aborted ? reasonOf(cancel) : error);
       },
     );
   });
+}
+
+// Calls `onCancel` when `cancel` aborts; returns what stops following.
+function follow(cancel: Cancel, onCancel: () => void): () => void {
+  if (cancel instanceof LazyAbortController) return cancel.onAbort(onCancel);
+  cancel.addEventListener('abort', onCancel);
+  return () => cancel.removeEventListener('abort', onCancel);
 }
 
 /**
