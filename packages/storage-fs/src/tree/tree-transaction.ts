@@ -35,6 +35,9 @@ export interface TreeChange {
   readonly signatures?: Readonly<Record<string, string>>;
 }
 
+// How many staged files may wait for their fsync at once (each holds a file descriptor).
+const STAGED_SYNCS_IN_FLIGHT = 64;
+
 /**
  * Applies a change all-or-nothing across crashes:
  * 1. stage every new file's content as a temp in `.troupe/` (the temps and `.troupe/` fsync'ed, at once);
@@ -57,7 +60,9 @@ export interface TreeChange {
 export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, change: TreeChange, guard: LockGuard): Promise<TreeRecord> {
   const writes: TreeIntent['writes'] = [];
   // Every staged copy's data and the folder entries naming them reach the disk before the intent
-  // is written; among themselves they need no order, so their syncs overlap.
+  // is written; among themselves they need no order, so their syncs overlap — at most
+  // STAGED_SYNCS_IN_FLIGHT at once, since each keeps its file open until it is synced (a change
+  // may write up to 100 000 files).
   const syncs: Promise<void>[] = [];
   let intent: TreeIntent;
   try {
@@ -66,6 +71,7 @@ export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: Se
         writes.push({ path, stage: null });
         continue;
       }
+      if (syncs.length >= STAGED_SYNCS_IN_FLIGHT) await allDurable(syncs.splice(0));
       const stage = tempName();
       writes.push({ path, stage });
       const fd = await fs.open(join(layout.metaDir, stage), CREATE_EXCLUSIVE, 0o644);
