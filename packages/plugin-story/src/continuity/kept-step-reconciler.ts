@@ -5,7 +5,6 @@ import * as z from 'zod';
 import { STORY_EVENTS } from '../events.js';
 import { continuityAppends } from '../pipeline/settle-turn.js';
 import type { StorySettings } from '../plugin-config.js';
-import { readStoryWorkspaceSelection } from '../selection.js';
 import { StoryTokens } from '../story-tokens.js';
 import { stageEnvironment, storyEmitter } from '../turn/stage-env.js';
 import { WORKSPACE_FILES } from '../workspace/layout.js';
@@ -44,12 +43,9 @@ export class KeptStepReconciler {
   /**
    * Runs at the start of a turn (before the draft is prepared).
    * @param ctx - the turn context
-   * @param selected - the session's selected workspace when the caller has read it already
-   *   (omitted: read here)
+   * @param workspaceId - the session's selected workspace, read once by the caller for both steps
    */
-  async reconcile(ctx: TurnContext, selected?: string): Promise<void> {
-    const workspaceId = selected ?? (await readStoryWorkspaceSelection((key) => ctx.events.findLatest(key)));
-    if (!workspaceId) return;
+  async reconcile(ctx: TurnContext, workspaceId: string): Promise<void> {
     const through = await latestControls(ctx);
     if (Object.keys(through).length === 0) return;
     const seen = ReconciledSchema.safeParse((await ctx.events.findLatest({ type: STORY_EVENTS.reconciled, key: workspaceId }))?.data);

@@ -54,7 +54,6 @@ const IMPLICIT_SECTION: SectionEntry = { id: 'story', title: 'Story', kind: 'pro
  *   flow); the abort reason when cancelled (never degraded)
  */
 export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
-  if (input.env.deadlines) return prepareStages(input);
   // One timer and one listener on the turn's signal for every stage call of the preparation,
   // released when it ends (a call cut by cancellation or its limit has settled by then).
   const deadlines = new DeadlineGroup(input.env.clock, input.env.signal);
@@ -67,7 +66,9 @@ export async function prepareDraft(input: PrepareDraftInput): Promise<string> {
 
 async function prepareStages(input: PrepareDraftInput): Promise<string> {
   const { env, manifest, files, playerInput } = input;
-  const wave = { jobsEndOnAbort: env.deadlines !== undefined };
+  // The waves' stage calls run in the deadline group `prepareDraft` made on `env.signal`: a
+  // cancellation rejects every one of them, so the waves need no abort listener of their own.
+  const wave = { jobsEndOnAbort: true };
   const maxParallel = manifest.pipeline.maxParallel;
   const stopIfLate = (next: string) => {
     if (deadlinePassed(env)) throw deadlineError(env, next);

@@ -134,7 +134,7 @@ export class GrowingTextIndex {
     const offset = this.#length;
     this.#pending.push(own);
     this.#length += suffix.length;
-    if (this.#tail !== undefined && (this.#tail === '' || this.#tail.endsWith('\n')) && startsWithMarkerLine(own)) {
+    if (this.endsWithLineBreak === true && startsWithMarkerLine(own)) {
       // A settlement's block after a line break: the marker line ends the last piece where the
       // end of the text ended it, so every piece so far stays as it is (no restart, no re-cut of
       // the last block); only the block itself is cut and indexed.

@@ -8,7 +8,6 @@ import { prepareDraft } from '../pipeline/prepare-draft.js';
 import type { StorySettings } from '../plugin-config.js';
 import type { SourceIndexCache } from '../retrieval/source-index-cache.js';
 import { worldInfoSnippets } from '../retrieval/world-info-snippets.js';
-import { readStoryWorkspaceSelection } from '../selection.js';
 import { NO_WEB_SEARCH, StoryTokens } from '../story-tokens.js';
 import type { WebSearchProvider } from '../web/web-search.js';
 import { WORKSPACE_FILES } from '../workspace/layout.js';
@@ -52,12 +51,9 @@ export class StoryDraftPreparer {
    * Runs for one turn.
    * @param input - the player's text
    * @param ctx - the turn context
-   * @param selected - the session's selected workspace when the caller has read it already
-   *   (omitted: read here)
+   * @param workspaceId - the session's selected workspace, read once by the caller for both steps
    */
-  async preActor(input: string, ctx: TurnContext, selected?: string): Promise<void> {
-    const workspaceId = selected ?? (await readStoryWorkspaceSelection((key) => ctx.events.findLatest(key)));
-    if (!workspaceId) return;
+  async preActor(input: string, ctx: TurnContext, workspaceId: string): Promise<void> {
     const emit = storyEmitter(ctx);
     const fail = (stage: string, error: unknown, extra: Record<string, unknown> = {}) => {
       if (ctx.signal.aborted) throw abortReason(ctx.signal);
