@@ -224,6 +224,26 @@ export function validateNewEvents(events: unknown): asserts events is readonly N
   for (const event of events) validateNewEvent(event as NewSessionEvent);
 }
 
+// Data texts written ahead of the append (`serializeAhead`), keyed by the event object itself: the
+// kernel's queued events are objects no plugin can reach, so the text cannot drift from the event.
+const textsAhead = new WeakMap<NewSessionEvent, string>();
+
+/**
+ * Writes an event's data text now, for the append that will store it: the kernel calls it for the
+ * events a turn has queued while the turn waits for a model, so the commit (on the turn's critical
+ * path, right after a wake-up) finds the text made. Data that is not JSON-serialisable is left for
+ * the append to reject with its usual error. Kernel-internal: a store just calls {@link serializeNewEvents}.
+ * @param event - a queued event whose data nobody changes from here on
+ */
+export function serializeAhead(event: NewSessionEvent): void {
+  if (textsAhead.has(event)) return;
+  try {
+    textsAhead.set(event, serializeEventData(event.data));
+  } catch {
+    // The append reports it, with the event's position in its batch.
+  }
+}
+
 /**
  * Validates a batch for `append` like {@link validateNewEvents} and returns each event's data as
  * JSON text, so a store that writes text serialises every event's data once: the check that it is
@@ -237,7 +257,7 @@ export function serializeNewEvents(events: unknown): string[] {
   assertArray(events);
   return events.map((event: NewSessionEvent) => {
     validateEventFields(event);
-    return serializeEventData(event.data);
+    return textsAhead.get(event) ?? serializeEventData(event.data);
   });
 }
 

@@ -17,7 +17,9 @@ export interface AppendEventOptions {
 /** Session events as a handler sees them during a turn. */
 export interface TurnEvents {
   /**
-   * Queues an event; the kernel appends queued events at commit (and after `postReview`).
+   * Queues an event; the kernel appends queued events at commit (and after `postReview`). The
+   * data is recorded as it is when queued (its JSON text may be written before the commit, while
+   * the turn waits for a model): do not change it afterwards.
    * @param type - namespaced type, e.g. `dio/scheduled`
    * @param data - JSON-serialisable payload
    */

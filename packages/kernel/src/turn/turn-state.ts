@@ -2,7 +2,7 @@ import type { BackgroundTaskHandle, BackgroundTasks } from '../background/backgr
 import type { ChatMessage, ModelRegistry } from '../ports/chat-model.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
-import type { EventKey, NewSessionEvent, SessionEvent, SessionLog } from '../ports/session-log.js';
+import { type EventKey, type NewSessionEvent, type SessionEvent, type SessionLog, serializeAhead } from '../ports/session-log.js';
 import { HandlerContext } from './handler-context.js';
 import type { LazyAbortController } from './lazy-abort-controller.js';
 import type { AppendEventOptions, TurnContext, TurnEvents } from './turn-context.js';
@@ -50,6 +50,8 @@ export class TurnState {
   #turnWritten: Promise<void> | undefined;
   #releaseBackground: (() => void) | undefined;
   #released = false;
+  // Whether a pass writing the queued events' texts ahead of the flush is scheduled.
+  #aheadScheduled = false;
 
   /** @param init - the turn's identity, input and services */
   constructor(init: TurnStateInit) {
@@ -92,9 +94,22 @@ export class TurnState {
     const key = options?.key;
     // Spelled out (no spread of an options-dependent object): one shape per case, built in one step.
     this.queued.push(key === undefined ? { turnId, step, type, ignorable, at, data } : { turnId, step, type, ignorable, at, key, data });
+    if (!this.#aheadScheduled) {
+      this.#aheadScheduled = true;
+      // A check-phase callback runs once the turn's code so far has run and before the loop
+      // sleeps on the model's reply: the queued texts are written while the process waits, not
+      // after the wake-up at the commit, when the same code runs several times slower.
+      setImmediate(this.#serializeQueuedAhead);
+    }
     // The commit is reported once it is stored (see run-turn.ts): a UI shows "saved" only then.
     if (!options?.quiet) this.init.onQueued?.({ type, data });
   }
+
+  // Every queued event's data text, for the next flush (a flushed batch is no longer `queued`).
+  readonly #serializeQueuedAhead = (): void => {
+    this.#aheadScheduled = false;
+    for (const event of this.queued) serializeAhead(event);
+  };
 
   /** Lets the turn's background tasks write their events (after the commit, the failure record, or an abort). */
   releaseBackground(): void {
