@@ -1,5 +1,5 @@
 import { KernelStorageError } from '@troupe/kernel';
-import { createTestHarness } from '@troupe/kernel/testing';
+import { createTestHarness, ScriptedChatModel } from '@troupe/kernel/testing';
 import { describe, expect, it } from 'vitest';
 import { rejectionOf, testPlugin } from './helpers.js';
 
@@ -9,18 +9,19 @@ describe('queued events are serialised while the turn waits', () => {
   it('the data text of an event queued before the actor is written before the actor answers, and is what the log stores', async () => {
     const seen: string[] = [];
     // `toJSON` runs exactly when the event's data is serialised.
-    const data = { note: 'drafted', toJSON: () => (seen.push('serialised'), { note: 'drafted' }) };
+    const data = { note: 'drafted', toJSON: () => {
+        seen.push('serialised');
+        return { note: 'drafted' };
+      } };
     const plugin = testPlugin('ahead', (ctx) => {
       ctx.hooks.preActor((_input, turn) => turn.events.append('ahead/drafted', data));
     });
-    const model = {
-      id: 'slow',
-      async generate() {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        seen.push('actor answered');
-        return { text: 'reply' };
-      },
+    const slowActor = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      seen.push('actor answered');
+      return 'reply';
     };
+    const model = new ScriptedChatModel({ byStage: { actor: [slowActor] } });
     const { harness, sessionLog } = await createTestHarness({ model, plugins: [plugin] });
     await harness.runTurn({ sessionId: 's', text: 'hi' });
     expect(seen).toEqual(['serialised', 'actor answered']);
@@ -35,13 +36,11 @@ describe('queued events are serialised while the turn waits', () => {
     const plugin = testPlugin('cyclic', (ctx) => {
       ctx.hooks.preActor((_input, turn) => turn.events.append('cyclic/data', cyclic));
     });
-    const model = {
-      id: 'slow',
-      async generate() {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        return { text: 'reply' };
-      },
+    const slowActor = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return 'reply';
     };
+    const model = new ScriptedChatModel({ byStage: { actor: [slowActor] } });
     const { harness, sessionLog } = await createTestHarness({ model, plugins: [plugin] });
     const error = await rejectionOf(harness.runTurn({ sessionId: 's', text: 'hi' }));
     expect(error).toBeInstanceOf(KernelStorageError);
