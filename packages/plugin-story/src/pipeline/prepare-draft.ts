@@ -7,14 +7,15 @@ import type { GrowingTextIndex } from '../retrieval/growing-text-index.js';
 import type { SourceIndex } from '../retrieval/source-index.js';
 import { capSnippets, type RetrievalLimits, type Snippet } from '../retrieval/snippet.js';
 import { type CharacterProposal, runCharacter } from '../stages/character.js';
-import { type DirectorInput, type DirectorPlan, fallbackPlan, runDirector, type SectionDefinition } from '../stages/director.js';
+import { type DirectorInput, type DirectorPlan, fallbackPlan, runDirector } from '../stages/director.js';
 import { assembleDrafts, runEditor, type SectionDraft } from '../stages/editor.js';
 import { briefFromSnippets, type ResearchBrief, runResearch } from '../stages/research.js';
 import { runSection } from '../stages/section.js';
 import type { WebSearchProvider } from '../web/web-search.js';
 import { knowledgePath, personaPath, sectionPath, sourcePath, WORKSPACE_FILES } from '../workspace/layout.js';
-import { orderedEnabledSections, type SectionEntry, type StoryManifest } from '../workspace/manifest.js';
+import type { StoryManifest } from '../workspace/manifest.js';
 import { mapBounded } from './limiter.js';
+import { manifestPlan } from './manifest-plan.js';
 import { deadlineError, deadlinePassed, type StageEnvironment, stageBudget } from './stage-call.js';
 
 /** Everything one preparation needs. */
@@ -34,9 +35,6 @@ export interface PrepareDraftInput {
   /** World info activated this turn, as snippets: public material for the research worker only. */
   readonly worldInfo?: readonly Snippet[];
 }
-
-/** The section used when a workspace defines none: one natural prose passage. */
-const IMPLICIT_SECTION: SectionEntry = { id: 'story', title: 'Story', kind: 'prose', order: 0, enabled: true, focus: null };
 
 /**
  * Runs the fixed stage order — retrieval → research → characters → director → sections → editor —
@@ -81,8 +79,8 @@ async function prepareStages(input: PrepareDraftInput): Promise<string> {
 
   // 1. Retrieval: local snippets, plus web results when available (a web failure drops only those).
   const budget = stageBudget(env);
-  const enabledSources = manifest.sources.filter((s) => s.enabled);
-  input.index.update(enabledSources.map((s) => ({ id: s.id, title: s.title, text: files[sourcePath(s.id)] ?? '' })));
+  const plan = manifestPlan(manifest);
+  input.index.update(plan.sources.map((s) => ({ id: s.id, title: s.title, text: files[sourcePath(s.id)] ?? '' })));
   const queryText = [...input.recentConversation.map((m) => m.content), playerInput].join('\n');
   // Growing documents reach a stage as a recent window plus older excerpts retrieved for what
   // that stage itself may read, never whole: the prompt stays within budget at any length.
@@ -112,7 +110,7 @@ async function prepareStages(input: PrepareDraftInput): Promise<string> {
   // its answer and their requests.
   stopIfLate('story/research');
   const researching = started(() => runResearch(env, { publicHistory, recentConversation: input.recentConversation, snippets, playerInput }));
-  const characters = manifest.characters.filter((c) => c.enabled);
+  const { characters, sections } = plan;
   const characterInputs = characters.map((c) => ({
     character: { id: c.id, name: c.name },
     persona: files[personaPath(c.id)] ?? '',
@@ -145,14 +143,6 @@ async function prepareStages(input: PrepareDraftInput): Promise<string> {
 
   // 4. Director.
   stopIfLate('story/director');
-  const names = new Map(manifest.characters.map((c) => [c.id, c.name]));
-  const entries = orderedEnabledSections(manifest);
-  const sections: SectionDefinition[] = (entries.length > 0 ? entries : [IMPLICIT_SECTION]).map((s) => ({
-    id: s.id,
-    title: s.title,
-    kind: s.kind,
-    focus: s.focus !== null && names.has(s.focus) ? { id: s.focus, name: names.get(s.focus)! } : null,
-  }));
   const directorInput: DirectorInput = {
     outline: files[WORKSPACE_FILES.outline] ?? '',
     foreshadowing: files[WORKSPACE_FILES.foreshadowing] ?? '',
@@ -163,12 +153,12 @@ async function prepareStages(input: PrepareDraftInput): Promise<string> {
     sections,
     playerInput,
   };
-  let plan: DirectorPlan;
+  let directorPlan: DirectorPlan;
   try {
-    plan = await runDirector(env, directorInput);
+    directorPlan = await runDirector(env, directorInput);
   } catch (error) {
     degrade('story/director', 'fallback-plan', error);
-    plan = fallbackPlan(directorInput);
+    directorPlan = fallbackPlan(directorInput);
   }
 
   // 5. Section writers, in manifest order.
@@ -177,7 +167,7 @@ async function prepareStages(input: PrepareDraftInput): Promise<string> {
     sections,
     maxParallel,
     env.signal,
-    (section) => runSection(env, { section, reference: files[sectionPath(section.id)] ?? '', plan, playerInput }),
+    (section) => runSection(env, { section, reference: files[sectionPath(section.id)] ?? '', plan: directorPlan, playerInput }),
     wave,
   );
   const drafts: SectionDraft[] = [];

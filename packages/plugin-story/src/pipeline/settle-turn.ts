@@ -5,6 +5,7 @@ import { STORY_EVENTS, settleMarker } from '../events.js';
 import { type ContinuityResult, runContinuity } from '../stages/continuity.js';
 import { knowledgePath, WORKSPACE_FILES } from '../workspace/layout.js';
 import type { StoryManifest } from '../workspace/manifest.js';
+import { manifestPlan } from './manifest-plan.js';
 import type { StageEnvironment } from './stage-call.js';
 
 /** The outcome recorded in `agent-rp/story-settled`. */
@@ -99,7 +100,7 @@ export async function continuityAppends(
   files: Readonly<Record<string, string>>,
   reply: string,
 ): Promise<{ appends: Record<string, string>; mode: TurnSettlement['mode'] }> {
-  const participants = manifest.characters.filter((c) => c.enabled).map((c) => ({ id: c.id, name: c.name }));
+  const { participants, participantIds } = manifestPlan(manifest);
   try {
     const result = await runContinuity(env, {
       visibleReply: reply,
@@ -107,7 +108,7 @@ export async function continuityAppends(
       foreshadowing: files[WORKSPACE_FILES.foreshadowing] ?? '',
       participants,
     });
-    return { appends: appendsFor(result, new Set(participants.map((p) => p.id))), mode: 'full' };
+    return { appends: appendsFor(result, participantIds), mode: 'full' };
   } catch (error) {
     if (env.signal.aborted) throw abortReason(env.signal);
     const described = describeError(error);

@@ -74,12 +74,23 @@ export async function runEditor(env: StageEnvironment, input: EditorInput): Prom
  * @throws {StoryError} STORY_EDITOR_STRUCTURE naming the expected and the actual headings
  */
 export function checkStructure(edited: string, drafts: readonly SectionDraft[]): void {
-  const headings = edited
-    .split('\n')
-    .filter((line) => /^## /.test(line))
-    .map((line) => line.slice(3).trim());
+  const headings = headingsOf(edited);
   const expected = isSingleProse(drafts) ? [] : drafts.map((d) => d.title.trim());
   if (headings.length !== expected.length || headings.some((h, i) => h !== expected[i])) {
     throw new StoryError('STORY_EDITOR_STRUCTURE', `The editor changed the section headings: expected [${expected.join(', ')}], got [${headings.join(', ')}]`);
   }
+}
+
+// The `## ` heading lines of a text, trimmed: one scan for line starts instead of splitting the
+// whole edited text into lines (it runs on every turn's editor answer).
+function headingsOf(text: string): string[] {
+  const headings: string[] = [];
+  for (let at = 0; at <= text.length; ) {
+    const newline = text.indexOf('\n', at);
+    const end = newline < 0 ? text.length : newline;
+    if (text.startsWith('## ', at)) headings.push(text.slice(at + 3, end).trim());
+    if (newline < 0) break;
+    at = newline + 1;
+  }
+  return headings;
 }

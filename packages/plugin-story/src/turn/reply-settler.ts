@@ -66,7 +66,8 @@ export class StoryReplySettler {
     }
     // Continuity runs after the reply: only the per-stage timeout bounds it.
     const env = stageEnvironment(ctx, manifest, Number.POSITIVE_INFINITY, (type, data) => emit(type, data), this.#settings.stagePrompt);
-    const earlier = await earlierSettlements(ctx, turn.turnId, turn.step);
+    // A first step (nearly every turn) has no earlier settlements to look up.
+    const earlier = turn.step > 0 ? await earlierSettlements(ctx, turn.turnId, turn.step) : [];
     const onAppended = (settlement: TreeSettlement, revision: number) => this.#indexes.settled(workspaceId, settlement, revision);
     const result = await settleTurn({ env, trees: this.#trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply, step: turn.step, earlier, onAppended });
     emit(STORY_EVENTS.settled, { workspaceId, ...result }, marker);
