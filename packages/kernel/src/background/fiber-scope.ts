@@ -106,7 +106,19 @@ export class FiberScope {
     } catch (error) {
       return Promise.reject(error);
     }
-    return settledSoon(pending, probeJobs).then((soon) => (soon ? soon.value : this.fork(controller, () => pending).result));
+    return settledSoon(pending, probeJobs).then((soon) => (soon ? soon.value : this.#follow(controller, pending)));
+  }
+
+  // The result of work already running, tracked by a fiber of this scope. The caller resumes
+  // straight from the work's own settlement, and the fiber hears of it one check phase later:
+  // Effect's bookkeeping for the fiber's end never runs between the work ending and its caller
+  // going on (a committed turn's postReview ends the turn; its caller is waiting). An interruption
+  // still rejects at once with the controller's reason.
+  #follow<T>(controller: JobController, pending: PromiseLike<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      pending.then(resolve, reject);
+      this.fork(controller, () => afterCheckPhase(pending)).result.catch(reject);
+    });
   }
 
   /** Settles when every job running now, and every job forked meanwhile, has ended. */
@@ -128,3 +140,13 @@ export class FiberScope {
 }
 
 function noop(): void {}
+
+// `pending`'s outcome, one check phase (`setImmediate`) after it settles.
+function afterCheckPhase<T>(pending: PromiseLike<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    pending.then(
+      (value) => setImmediate(resolve, value),
+      (error: unknown) => setImmediate(reject, error),
+    );
+  });
+}
