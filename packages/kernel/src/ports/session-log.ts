@@ -169,36 +169,49 @@ function holdsFrozenJson(data: unknown): boolean {
   return false;
 }
 
-// `JSON.stringify(data)` with the text of each frozen member spliced in. The other members are
-// stringified in runs, each as an object of their own keys in the same order (so `toJSON(key)`,
-// dropped `undefined` members and key order are JSON's own), and the pieces joined: the bytes
-// are exactly those `JSON.stringify(data)` writes.
+// `JSON.stringify(data)` with the text of each frozen member spliced in, written member by
+// member: each other member is its own `JSON.stringify` (dropped when that gives `undefined`, as
+// JSON drops it), in `Object.keys` order (JSON's own). No object is built per event and no text
+// is cut: a logged stage request is four short members and the schema's text. The bytes are
+// exactly those `JSON.stringify(data)` writes.
 function stringifySpliced(data: Record<string, unknown>): string {
   let members = '';
-  let run: Record<string, unknown> | undefined;
   for (const key of Object.keys(data)) {
-    const value = data[key];
-    const frozen = frozenJsonText(value);
-    if (frozen === undefined) {
-      run ??= {};
-      // An own member even for the key `__proto__`, as in `data`.
-      if (key === '__proto__') Object.defineProperty(run, key, { value, enumerable: true, writable: true, configurable: true });
-      else run[key] = value;
-      continue;
-    }
-    if (run) members = joinMembers(members, JSON.stringify(run));
-    run = undefined;
-    members = `${members === '' ? '' : `${members},`}${JSON.stringify(key)}:${frozen}`;
+    const text = memberJson(key, data[key]);
+    if (text === undefined) continue;
+    members = members === '' ? `${quotedKey(key)}:${text}` : `${members},${quotedKey(key)}:${text}`;
   }
-  if (run) members = joinMembers(members, JSON.stringify(run));
   return `{${members}}`;
 }
 
-// Appends the members of an object's JSON text (`{…}`) to a members list.
-function joinMembers(members: string, objectJson: string): string {
-  if (objectJson.length === 2) return members;
-  const inner = objectJson.slice(1, -1);
-  return members === '' ? inner : `${members},${inner}`;
+// The JSON text of one member, or `undefined` when JSON leaves it out.
+function memberJson(key: string, value: unknown): string | undefined {
+  const frozen = frozenJsonText(value);
+  if (frozen !== undefined) return frozen;
+  // JSON calls a member's `toJSON` with the member's key (a bare `JSON.stringify(value)` would
+  // pass ''): such a member (a Date, a BigInt given a toJSON, …) is written as a one-member
+  // object, which JSON gives that key, and its text cut out.
+  if (((typeof value === 'object' && value !== null) || typeof value === 'bigint') && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    // A computed key makes an own member even for `__proto__`.
+    const text = JSON.stringify({ [key]: value });
+    return text.length === 2 ? undefined : text.slice(quotedKey(key).length + 2, -1);
+  }
+  return JSON.stringify(value);
+}
+
+// Keys as JSON strings: the few keys events use (`stage`, `messages`, `json`, …), quoted once.
+// Bounded, for data with made-up keys.
+const quotedKeys = new Map<string, string>();
+const QUOTED_KEYS_KEPT = 256;
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size >= QUOTED_KEYS_KEPT) quotedKeys.clear();
+    quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }
 
 /**
