@@ -114,6 +114,12 @@ export interface Tokenizer {
   readonly exact: boolean;
   /** Number of tokens of `text`. Pure and synchronous. */
   count(text: string): number;
+  /**
+   * Optional: the most tokens this tokenizer ever gives per UTF-16 code unit, so no text of `n`
+   * code units counts more than `Math.ceil(n * maxTokensPerChar)`. A caller fitting text to a
+   * budget can skip counting text that fits even at that rate (the kernel's estimate declares it).
+   */
+  readonly maxTokensPerChar?: number;
 }
 
 /**

@@ -18,4 +18,6 @@ export { describeError, toError } from '../errors.js';
 // A JSON value many session events carry unchanged (a stage's JSON Schema): frozen, its text written once.
 export { freezeJson } from '../ports/frozen-json.js';
 export { formatIssuePath } from '../errors/format-issues.js';
+// The framing allowance of the kernel's context budget, for plugins that fit prompts of their own the same way.
+export { MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS } from '../budget/token-budget.js';
 export { TurnInputSchema } from '../turn/turn-input.js';

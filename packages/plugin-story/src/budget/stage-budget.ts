@@ -1,4 +1,5 @@
 import { type ChatMessage, type ChatModel, estimateTokenizer, type Tokenizer } from '@troupe/kernel';
+import { MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS } from '@troupe/kernel/util';
 import { ownString } from '../retrieval/own-string.js';
 
 /** Token budget settings of the story stages (plugin option `stagePrompt`); every field is optional. */
@@ -54,10 +55,6 @@ export interface StagePromptBudget {
   countMessagesAtMost?(messages: readonly ChatMessage[]): number;
 }
 
-// ChatML-like framing, the same allowance the kernel's context budget makes: per message, and
-// once for the reply priming.
-const MESSAGE_FRAMING_TOKENS = 4;
-const REPLY_PRIMING_TOKENS = 3;
 // Counts of short texts (history and knowledge lines) are remembered: they repeat every turn.
 const CACHED_TEXT_CHARS = 2000;
 const CACHE_ENTRIES = 20_000;
@@ -97,18 +94,18 @@ export function stagePromptBudget(model?: Pick<ChatModel, 'tokenizer' | 'capabil
   // `fitStagePrompt`), so messages are counted once without remembering them per object.
   const countMessages = (messages: readonly ChatMessage[]) => {
     let total = REPLY_PRIMING_TOKENS;
-    for (const message of messages) total += count(message.content) + MESSAGE_FRAMING_TOKENS;
+    for (const message of messages) total += count(message.content) + MESSAGE_OVERHEAD_TOKENS;
     return total;
   };
-  // The kernel's estimate declares its most tokens per UTF-16 code unit (`maxTokensPerChar`).
-  const perChar = (tokenizer as { readonly maxTokensPerChar?: number }).maxTokensPerChar;
+  // A tokenizer that bounds its tokens per UTF-16 code unit (the kernel's estimate does).
+  const perChar = tokenizer.maxTokensPerChar;
   const countMessagesAtMost =
     perChar === undefined
       ? countMessages
       : (messages: readonly ChatMessage[]) => {
           // One more token per message than the bound covers the float sum of 1.3s.
           let bound = REPLY_PRIMING_TOKENS;
-          for (const message of messages) bound += Math.ceil(message.content.length * perChar) + 1 + MESSAGE_FRAMING_TOKENS;
+          for (const message of messages) bound += Math.ceil(message.content.length * perChar) + 1 + MESSAGE_OVERHEAD_TOKENS;
           return bound <= promptTokens ? bound : countMessages(messages);
         };
   return {
