@@ -50,8 +50,8 @@ export class TurnState {
   #turnWritten: Promise<void> | undefined;
   #releaseBackground: (() => void) | undefined;
   #released = false;
-  // Whether a pass writing the queued events' texts ahead of the flush is scheduled.
-  #aheadScheduled = false;
+  // The scheduled pass writing the queued events' texts ahead of the flush, if any.
+  #ahead: NodeJS.Immediate | undefined;
 
   /** @param init - the turn's identity, input and services */
   constructor(init: TurnStateInit) {
@@ -86,20 +86,22 @@ export class TurnState {
     return this.#turnWritten;
   }
 
-  /** Queues an event for the next flush; `quiet` leaves its live progress report to the caller. */
-  queue(type: string, data: unknown, options?: AppendEventOptions & { readonly quiet?: boolean }): void {
+  /**
+   * Queues an event for the next flush; `quiet` leaves its live progress report to the caller,
+   * `flushedNow` says the caller flushes right away (no text is written ahead for it).
+   */
+  queue(type: string, data: unknown, options?: AppendEventOptions & { readonly quiet?: boolean; readonly flushedNow?: boolean }): void {
     const { turnId, step, clock } = this.init;
     const ignorable = options?.ignorable ?? true;
     const at = isoTime(clock.now());
     const key = options?.key;
     // Spelled out (no spread of an options-dependent object): one shape per case, built in one step.
     this.queued.push(key === undefined ? { turnId, step, type, ignorable, at, data } : { turnId, step, type, ignorable, at, key, data });
-    if (!this.#aheadScheduled) {
-      this.#aheadScheduled = true;
+    if (this.#ahead === undefined && options?.flushedNow !== true) {
       // A check-phase callback runs once the turn's code so far has run and before the loop
       // sleeps on the model's reply: the queued texts are written while the process waits, not
       // after the wake-up at the commit, when the same code runs several times slower.
-      setImmediate(this.#serializeQueuedAhead);
+      this.#ahead = setImmediate(this.#serializeQueuedAhead);
     }
     // The commit is reported once it is stored (see run-turn.ts): a UI shows "saved" only then.
     if (!options?.quiet) this.init.onQueued?.({ type, data });
@@ -107,7 +109,7 @@ export class TurnState {
 
   // Every queued event's data text, for the next flush (a flushed batch is no longer `queued`).
   readonly #serializeQueuedAhead = (): void => {
-    this.#aheadScheduled = false;
+    this.#ahead = undefined;
     for (const event of this.queued) serializeAhead(event);
   };
 
@@ -123,6 +125,12 @@ export class TurnState {
     if (this.queued.length === 0) return Promise.resolve([]);
     const batch = this.queued;
     this.queued = [];
+    // Nothing is left to write ahead: a turn that never waited (synchronous handlers, an
+    // in-process model) runs no pass at all.
+    if (this.#ahead !== undefined) {
+      clearImmediate(this.#ahead);
+      this.#ahead = undefined;
+    }
     try {
       return this.init.sessionLog.append(this.init.sessionId, batch);
     } catch (error) {
