@@ -112,7 +112,7 @@ export async function finishCommittedTurn(services: TurnServices, sessionId: str
   };
   const errors = await services.committedWork.run(abort, async () => {
     const failed = await runIsolated(handlers, turn, state, services.runner);
-    state.queue(POST_REVIEW_DONE, { resumed: true, failed: failed.length }, { key: postReviewDoneKey(commit.turnId, commit.step), flushedNow: true });
+    state.queue(POST_REVIEW_DONE, { resumed: true, failed: failed.length }, { key: postReviewDoneKey(commit.turnId, commit.step) });
     await state.flush();
     return failed;
   });

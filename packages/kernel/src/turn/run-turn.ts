@@ -179,7 +179,7 @@ export async function runTurn(
         : await services.committedWork.run(turn, async () => {
             const errors = await runIsolated(postReview, committedTurn, committedState, services.runner);
             // Written with the handlers' own events, so "done" and what they recorded land together.
-            committedState.queue(POST_REVIEW_DONE, { failed: errors.length }, { key: postReviewDoneKey(turnId, step), flushedNow: true });
+            committedState.queue(POST_REVIEW_DONE, { failed: errors.length }, { key: postReviewDoneKey(turnId, step) });
             const laterEvents = await committedState.flush();
             services.finishedCommits.mark(input.sessionId, commitEvent);
             return { postReviewErrors: errors, laterEvents };
@@ -212,7 +212,7 @@ function noop(): void {}
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-const COMMIT_OPTIONS = Object.freeze({ ignorable: false, key: TURN_COMMITTED_KEY, quiet: true, flushedNow: true });
+const COMMIT_OPTIONS = Object.freeze({ ignorable: false, key: TURN_COMMITTED_KEY, quiet: true });
 
 /** The `kernel/turn-committed` payload, fields in their stored order, optional ones only when set. */
 function commitData(input: string, reply: string, continuation: TurnContinuation | undefined, actor: ChatResponse): TurnCommittedData & { usage?: ChatResponse['usage'] } {
@@ -244,7 +244,7 @@ function learnTokenCounts(state: TurnState, result: ReturnType<TokenCounters['ca
 
 /** Writes what a failed turn queued, plus a `kernel/turn-failed` event, for diagnosis. */
 async function recordFailure(state: TurnState, error: unknown, logger: Logger): Promise<void> {
-  state.queue('kernel/turn-failed', { error: describeError(error), ...(KernelError.isInstance(error) ? { plugin: error.plugin, hook: error.hook } : {}) }, { flushedNow: true });
+  state.queue('kernel/turn-failed', { error: describeError(error), ...(KernelError.isInstance(error) ? { plugin: error.plugin, hook: error.hook } : {}) });
   try {
     await state.flush();
   } catch (flushError) {

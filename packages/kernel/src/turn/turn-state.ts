@@ -68,7 +68,10 @@ export class TurnState {
     if (this.#events) return this.#events;
     const { sessionLog, sessionId } = this.init;
     this.#events = {
-      append: (type: string, data: unknown, options?: AppendEventOptions) => this.queue(type, data, options),
+      append: (type: string, data: unknown, options?: AppendEventOptions) => {
+        this.queue(type, data, options);
+        this.#writeAheadSoon();
+      },
       pending: () => this.queued.map(({ type, data }) => ({ type, data })),
       read: (): Promise<readonly SessionEvent[]> => sessionLog.read(sessionId),
       findLatest: (key: EventKey) => sessionLog.findLatest(sessionId, key),
@@ -86,25 +89,25 @@ export class TurnState {
     return this.#turnWritten;
   }
 
-  /**
-   * Queues an event for the next flush; `quiet` leaves its live progress report to the caller,
-   * `flushedNow` says the caller flushes right away (no text is written ahead for it).
-   */
-  queue(type: string, data: unknown, options?: AppendEventOptions & { readonly quiet?: boolean; readonly flushedNow?: boolean }): void {
+  /** Queues an event for the next flush; `quiet` leaves its live progress report to the caller. */
+  queue(type: string, data: unknown, options?: AppendEventOptions & { readonly quiet?: boolean }): void {
     const { turnId, step, clock } = this.init;
     const ignorable = options?.ignorable ?? true;
     const at = isoTime(clock.now());
     const key = options?.key;
     // Spelled out (no spread of an options-dependent object): one shape per case, built in one step.
     this.queued.push(key === undefined ? { turnId, step, type, ignorable, at, data } : { turnId, step, type, ignorable, at, key, data });
-    if (this.#ahead === undefined && options?.flushedNow !== true) {
-      // A check-phase callback runs once the turn's code so far has run and before the loop
-      // sleeps on the model's reply: the queued texts are written while the process waits, not
-      // after the wake-up at the commit, when the same code runs several times slower.
-      this.#ahead = setImmediate(this.#serializeQueuedAhead);
-    }
     // The commit is reported once it is stored (see run-turn.ts): a UI shows "saved" only then.
     if (!options?.quiet) this.init.onQueued?.({ type, data });
+  }
+
+  // Handlers' events (the stage requests and results that make up most of a turn's bytes) get
+  // their text written ahead; the kernel's own are small, and most are flushed as soon as queued.
+  // A check-phase callback runs once the turn's code so far has run and before the loop sleeps on
+  // the model's reply: the queued texts are written while the process waits, not after the
+  // wake-up at the commit, when the same code runs several times slower.
+  #writeAheadSoon(): void {
+    this.#ahead ??= setImmediate(this.#serializeQueuedAhead);
   }
 
   // Every queued event's data text, for the next flush (a flushed batch is no longer `queued`).
