@@ -1,7 +1,7 @@
 import type { ChatRequest } from '@troupe/kernel';
 import { createTestHarness, MemoryTreeStore } from '@troupe/kernel/testing';
 import { describe, expect, it } from 'vitest';
-import { stagePromptBudget } from '../src/budget/stage-budget.js';
+import { modelStageBudget, stagePromptBudget } from '../src/budget/stage-budget.js';
 import { fitStageMessages, fitStagePrompt } from '../src/budget/fit-prompt.js';
 import { selectStoryWorkspace, storyPlugin } from '../src/index.js';
 import { requestText, seedWorkspace, storyModel } from './helpers.js';
@@ -134,5 +134,26 @@ describe('bounded stage prompts', () => {
     expect(user).not.toContain('line 0 of the long history');
     expect(user).toContain('FIRST');
     expect(user).not.toContain('LAST');
+  });
+});
+
+describe('a pipeline model’s stage budget', () => {
+  it('is made once per model and settings, and again when the model’s tokenizer or window changes', () => {
+    const model: { id: string; generate: () => Promise<{ text: string }>; tokenizer?: { id: string; exact: boolean; count: (text: string) => number }; capabilities?: { contextTokens: number } } = {
+      id: 'counted',
+      generate: async () => ({ text: '' }),
+    };
+    const first = modelStageBudget(model, SETTINGS);
+    expect(modelStageBudget(model, SETTINGS)).toBe(first);
+    expect(modelStageBudget(model, { ...SETTINGS })).not.toBe(first);
+
+    model.tokenizer = { id: 'one-per-char', exact: true, count: (text) => text.length };
+    const counted = modelStageBudget(model, SETTINGS);
+    expect(counted.tokenizer).toBe('one-per-char');
+    expect(counted.count('abcd')).toBe(4);
+
+    model.capabilities = { contextTokens: 2048 };
+    expect(modelStageBudget(model, {}).promptTokens).toBeLessThan(2048);
+    expect(modelStageBudget(model, {}).promptTokens).toBe(stagePromptBudget(model, {}).promptTokens);
   });
 });

@@ -133,3 +133,23 @@ export function defaultStagePromptBudget(): StagePromptBudget {
   defaultBudget ??= stagePromptBudget();
   return defaultBudget;
 }
+
+// Budgets by model object: a handful of closures and a window computation, the same every turn
+// (model and settings are fixed for the process in practice).
+const budgets = new WeakMap<ChatModel, { readonly settings: StagePromptSettings | undefined; readonly tokenizer: unknown; readonly window: unknown; readonly budget: StagePromptBudget }>();
+
+/**
+ * {@link stagePromptBudget} of a pipeline model, remembered per model object and settings object:
+ * the same budget for every turn (preActor and postReview each ask) until the model's tokenizer or
+ * window changes.
+ * @param model - the pipeline model
+ * @param settings - the plugin's `stagePrompt` settings
+ * @returns the budget (never throws)
+ */
+export function modelStageBudget(model: ChatModel, settings: StagePromptSettings | undefined): StagePromptBudget {
+  const known = budgets.get(model);
+  if (known && known.settings === settings && known.tokenizer === model.tokenizer && known.window === model.capabilities?.contextTokens) return known.budget;
+  const budget = stagePromptBudget(model, settings);
+  budgets.set(model, { settings, tokenizer: model.tokenizer, window: model.capabilities?.contextTokens, budget });
+  return budget;
+}

@@ -1,5 +1,5 @@
 import { type ChatModel, defineContextKey, type TreeSnapshot, type TurnContext } from '@troupe/kernel';
-import { type StagePromptBudget, type StagePromptSettings, stagePromptBudget } from '../budget/stage-budget.js';
+import { modelStageBudget, type StagePromptSettings } from '../budget/stage-budget.js';
 import type { StageEnvironment } from '../pipeline/stage-call.js';
 import type { StoryManifest } from '../workspace/manifest.js';
 
@@ -42,20 +42,6 @@ export function pipelineModel(ctx: TurnContext, manifest: StoryManifest): ChatMo
 export function stageEnvironment(ctx: TurnContext, manifest: StoryManifest, deadlineAt: number, emit: StageEnvironment['emit'], stagePrompt?: StagePromptSettings): StageEnvironment {
   const { stageTimeoutMs, deadlineMs } = manifest.pipeline;
   const model = pipelineModel(ctx, manifest);
-  const budget = budgetFor(model, stagePrompt);
+  const budget = modelStageBudget(model, stagePrompt);
   return { model, signal: ctx.signal, sessionId: ctx.sessionId, turnId: ctx.turnId, emit, clock: ctx.clock, stageTimeoutMs, deadlineAt, deadlineMs, budget };
-}
-
-// The budget of a model under the plugin's settings, made once per model object and settings
-// (both fixed for the process in practice) instead of twice per turn (preActor and postReview):
-// it is a handful of closures and a window computation, the same every time. A model whose
-// tokenizer or window changed since gets a fresh one.
-const budgets = new WeakMap<ChatModel, { readonly settings: StagePromptSettings | undefined; readonly tokenizer: unknown; readonly window: unknown; readonly budget: StagePromptBudget }>();
-
-function budgetFor(model: ChatModel, settings: StagePromptSettings | undefined): StagePromptBudget {
-  const known = budgets.get(model);
-  if (known && known.settings === settings && known.tokenizer === model.tokenizer && known.window === model.capabilities?.contextTokens) return known.budget;
-  const budget = stagePromptBudget(model, settings);
-  budgets.set(model, { settings, tokenizer: model.tokenizer, window: model.capabilities?.contextTokens, budget });
-  return budget;
 }
