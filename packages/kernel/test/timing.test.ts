@@ -310,6 +310,28 @@ describe('pollOnGrid', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
+  it("waits at least a poll's notBeforeMs (a Retry-After) before the next poll, on the grid and never past the budget", async () => {
+    const clock = new ManualClock();
+    const start = clock.now();
+    const startedAt: number[] = [];
+    const result = pollOnGrid<string>({
+      clock,
+      intervalMs: 1_000,
+      budgetMs: 10_000,
+      poll: async () => {
+        startedAt.push(clock.now() - start);
+        // The second poll is told to come back in 3.2 s, the fourth in an hour (cut at the budget).
+        if (startedAt.length === 2) return { done: false, notBeforeMs: 3_200 };
+        if (startedAt.length === 4) return { done: false, notBeforeMs: 3_600_000 };
+        return { done: false };
+      },
+    });
+    await drive(clock, result, 250);
+    expect(await result).toEqual({ done: false, polls: 4 });
+    expect(startedAt).toEqual([0, 1_000, 5_000, 6_000]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it('stops when the budget is spent (never more than budget / interval + 1 polls) and when a poll throws', async () => {
     const clock = new ManualClock();
     const start = clock.now();

@@ -189,7 +189,8 @@ export class DioClient {
    * 2 × interval …), at most one request in flight, until the task is terminal. A poll that
    * answers after one or more grid points have passed skips them: the next poll starts at the
    * first grid point not before its answer, so there is never a catch-up burst. A transient
-   * failure is just a missed poll; a permanent one ends the wait. A `succeeded` task may still
+   * failure is just a missed poll (after a `Retry-After`, the next poll is the first grid point
+   * after it, still within the budget); a permanent one ends the wait. A `succeeded` task may still
    * have `promptChanged: false`.
    * @param requestId - the DIO request id (`<turnRequestId>:dio`)
    * @param options - signal, budget (16 min), interval (1 s), authorization
@@ -224,10 +225,12 @@ export class DioClient {
             }
             return task.status === 'processing' ? { done: false } : { done: true, value: task };
           } catch (error) {
-            // A transient failure is a missed poll; anything else ends the wait.
+            // A transient failure is a missed poll; anything else ends the wait. A `Retry-After`
+            // (429/503) is honoured: the next poll is the first grid point after it, within the budget.
             if (signal.aborted || !DioError.isInstance(error) || error.failureClass !== 'transient') throw error;
             lastFailure = error;
-            return { done: false };
+            const asked = error.details?.retryAfterMs;
+            return typeof asked === 'number' ? { done: false, notBeforeMs: asked } : { done: false };
           }
         },
       });

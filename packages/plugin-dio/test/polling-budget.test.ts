@@ -74,6 +74,26 @@ describe('waitForTerminal in virtual time', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
+  it('honours a 429/503 Retry-After while polling: the next poll is the first grid point after it, and the wait still ends at the budget', async () => {
+    const clock = new ManualClock();
+    const start = clock.now();
+    // Poll 1 is throttled for 5 s, poll 3 asks for an hour (far past the 16 min budget).
+    const transport = fakeTransport(clock, (index) => {
+      if (index === 1) return { status: 429, json: { error: 'slow down' }, headers: { 'retry-after': '5' } };
+      if (index === 3) return { status: 503, json: { error: 'maintenance' }, headers: { 'retry-after': '3600' } };
+      return processing('t9:dio');
+    });
+    const client = new DioClient(BASE, 5_000, { fetch: transport.fetch, clock });
+    const waiting = client.waitForTerminal('t9:dio').catch((error: unknown) => error);
+    await driveUntilSettled(clock, waiting, 1_100);
+    const error = await waiting;
+    expect(DioError.isInstance(error) && error.code).toBe('DIO_WAIT_BUDGET_EXHAUSTED');
+    expect(transport.times.map((at) => at - start)).toEqual([0, 1_000, 6_000, 7_000]);
+    expect(clock.now() - start).toBeGreaterThanOrEqual(DEFAULT_WAIT_BUDGET_MS);
+    expect(clock.now() - start).toBeLessThan(DEFAULT_WAIT_BUDGET_MS + 2_000);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it.each(['succeeded', 'failed', 'timed_out'] as const)('stops at the first %s status (within one tick)', async (status) => {
     const clock = new ManualClock();
     const transport = fakeTransport(

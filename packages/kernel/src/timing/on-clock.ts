@@ -102,7 +102,16 @@ export function retryWithDelays<T>(options: RetryWithDelaysOptions<T>): Promise<
 }
 
 /** What one poll of {@link pollOnGrid} found. */
-export type PollResult<T> = { readonly done: true; readonly value: T } | { readonly done: false };
+export type PollResult<T> =
+  | { readonly done: true; readonly value: T }
+  | {
+      readonly done: false;
+      /**
+       * The next poll waits at least this long from now (ms), e.g. a service's `Retry-After`; it
+       * still starts on a grid point and never after the budget.
+       */
+      readonly notBeforeMs?: number;
+    };
 
 /** Options of {@link pollOnGrid}. */
 export interface PollOnGridOptions<T> {
@@ -147,12 +156,15 @@ export function pollOnGrid<T>(options: PollOnGridOptions<T>): Promise<PollOutcom
     polls += 1;
     return Effect.tryPromise({ try: () => options.poll(Math.max(1, remaining)), catch: (error) => error });
   });
-  // The pause to the first grid point not before now (and after the current one), cut at the budget.
+  // The pause to the first grid point not before now (plus a poll's `notBeforeMs`) and after the
+  // current one, cut at the budget.
   const grid = Schedule.forever.pipe(
-    Schedule.modifyDelay(() =>
+    Schedule.setInputType<PollResult<T> | 'spent'>(),
+    Schedule.modifyDelay(({ input }) =>
       Effect.sync(() => {
         const now = clock.now();
-        tick = Math.max(tick + 1, Math.ceil((now - start) / intervalMs));
+        const notBefore = input !== 'spent' && !input.done ? Math.max(0, input.notBeforeMs ?? 0) : 0;
+        tick = Math.max(tick + 1, Math.ceil((now + notBefore - start) / intervalMs));
         return Duration.millis(Math.max(0, Math.min(start + tick * intervalMs, start + budgetMs) - now));
       }),
     ),

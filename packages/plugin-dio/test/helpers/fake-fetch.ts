@@ -25,12 +25,12 @@ export interface FakeTransportOptions {
 
 /**
  * @param clock - the virtual clock (reads time; sleeps for slow answers)
- * @param answer - the JSON body and status for the n-th request (0-based)
+ * @param answer - the JSON body, status and extra headers (e.g. `retry-after`) for the n-th request (0-based)
  * @param options - per-request answer delays
  */
 export function fakeTransport(
   clock: Pick<Clock, 'now' | 'sleep'>,
-  answer: (index: number, url: string) => { status: number; json: unknown },
+  answer: (index: number, url: string) => { status: number; json: unknown; headers?: Record<string, string> },
   options: FakeTransportOptions = {},
 ): FakeTransport {
   let started = 0;
@@ -48,9 +48,9 @@ export function fakeTransport(
       const delay = options.delayMs?.(index) ?? 0;
       if (delay > 0) await clock.sleep(delay, init.signal ?? undefined);
       else await Promise.resolve();
-      const { status, json } = answer(index, url);
+      const { status, json, headers } = answer(index, url);
       answeredAt[index] = clock.now();
-      return new Response(JSON.stringify(json), { status, headers: { 'content-type': 'application/json' } });
+      return new Response(JSON.stringify(json), { status, headers: { 'content-type': 'application/json', ...headers } });
     } finally {
       inFlight -= 1;
     }
