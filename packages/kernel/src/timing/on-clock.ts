@@ -163,7 +163,10 @@ export function pollOnGrid<T>(options: PollOnGridOptions<T>): Promise<PollOutcom
     Schedule.modifyDelay(({ input }) =>
       Effect.sync(() => {
         const now = clock.now();
-        const notBefore = input !== 'spent' && !input.done ? Math.max(0, input.notBeforeMs ?? 0) : 0;
+        // A NaN or negative ask (a caller's bad arithmetic) is no ask: NaN would stop the grid. An
+        // infinite one lands on the budget's end like any ask past it.
+        const asked = input !== 'spent' && !input.done ? input.notBeforeMs : undefined;
+        const notBefore = asked !== undefined && asked > 0 ? asked : 0;
         tick = Math.max(tick + 1, Math.ceil((now + notBefore - start) / intervalMs));
         return Duration.millis(Math.max(0, Math.min(start + tick * intervalMs, start + budgetMs) - now));
       }),
