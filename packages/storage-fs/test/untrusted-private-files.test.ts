@@ -5,7 +5,7 @@ import { newEvent } from '@troupe/kernel/contracts';
 import { snapshotOutside } from '@troupe/kernel/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fsStorage } from '../src/index.js';
-import { MAX_APPEND_CHARS } from '../src/tree/tree-record.js';
+import { MAX_APPEND_CHARS, MAX_INLINE_WRITE_CHARS } from '../src/tree/tree-record.js';
 import { codeOf } from './helpers.js';
 
 // A workspace or session folder copied from somewhere else (a zip, a sync folder, a git clone)
@@ -41,6 +41,8 @@ const craftedIntents: [string, () => string][] = [
   ['records an outside file', () => intent({ files: { [`${up}/outside/victim.txt`]: null } })],
   ['carries a stage that is not a temp name', () => intent({ writes: [{ path: 'a.md', stage: 'record.json' }] })],
   ['carries a huge append', () => intent({ appends: [{ path: 'a.md', baseSize: 0, text: 'x'.repeat(MAX_APPEND_CHARS + 1) }] })],
+  ['writes a carried text into a path outside', () => intent({ writes: [{ path: `${up}/outside/victim.txt`, content: 'pwned' }] })],
+  ['carries a file text over its limit', () => intent({ writes: [{ path: 'a.md', content: 'x'.repeat(MAX_INLINE_WRITE_CHARS + 1) }] })],
 ];
 
 describe('store-private files are untrusted input', () => {

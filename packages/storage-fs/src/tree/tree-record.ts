@@ -17,6 +17,13 @@ import { lstatQuick } from '../fs/stat-now.js';
 export const MAX_PRIVATE_JSON_BYTES = 128 * 1024 * 1024;
 /** The largest text one settlement appends to one file (checked on settle, and in an intent). */
 export const MAX_APPEND_CHARS = 64 * 1024 * 1024;
+/**
+ * The longest file text an intent carries itself (64 Ki characters) instead of a staged copy:
+ * a story turn's manifest stamp, a player's edit of a section. Larger files are staged.
+ */
+export const MAX_INLINE_WRITE_CHARS = 64 * 1024;
+/** The most characters of file text one intent carries in all (1 Mi); the rest is staged. */
+export const MAX_INLINE_CHARS_PER_CHANGE = 1024 * 1024;
 /** The most files one tree may have (in the record, and in an intent). */
 const MAX_FILES = 100_000;
 
@@ -53,9 +60,17 @@ export type FileEntry = z.infer<typeof FileEntrySchema>;
 export const TreeIntentSchema = z.object({
   format: z.literal(1),
   revision: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
-  /** Whole-file replacements: `stage` is a temp file in `.troupe/`, null deletes the target. */
+  /**
+   * Whole-file replacements: `stage` is a temp file in `.troupe/`, null deletes the target; a
+   * small file's new text is carried as `content` instead (written into place on roll-forward).
+   */
   writes: z
-    .array(z.object({ path: TreePathSchema, stage: z.string().refine(isTempName, 'not a temp name of this store').nullable() }))
+    .array(
+      z.union([
+        z.object({ path: TreePathSchema, stage: z.string().refine(isTempName, 'not a temp name of this store').nullable() }),
+        z.object({ path: TreePathSchema, content: z.string().max(MAX_INLINE_WRITE_CHARS) }),
+      ]),
+    )
     .max(MAX_FILES),
   /** Appends: truncate to `baseSize`, then write `text` there (idempotent on replay). */
   appends: z

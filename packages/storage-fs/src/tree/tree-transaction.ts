@@ -5,7 +5,17 @@ import { tempName } from '../fs/temp-names.js';
 import { KernelStorageError } from '@troupe/kernel';
 import { assertWritablePath, ensureParentDirs } from './safe-paths.js';
 import type { TreeLayout } from './tree-layout.js';
-import { RECORD_FILE, readJsonFile, recordBytes, type TreeIntent, TreeIntentSchema, type TreeRecord, TreeRecordSchema } from './tree-record.js';
+import {
+  MAX_INLINE_CHARS_PER_CHANGE,
+  MAX_INLINE_WRITE_CHARS,
+  RECORD_FILE,
+  readJsonFile,
+  recordBytes,
+  type TreeIntent,
+  TreeIntentSchema,
+  type TreeRecord,
+  TreeRecordSchema,
+} from './tree-record.js';
 import type { SettledMarkers } from './settled-markers.js';
 import { lstatQuick } from '../fs/stat-now.js';
 
@@ -40,10 +50,14 @@ const STAGED_SYNCS_IN_FLIGHT = 64;
 
 /**
  * Applies a change all-or-nothing across crashes:
- * 1. stage every new file's content as a temp in `.troupe/` (the temps and `.troupe/` fsync'ed, at once);
+ * 1. stage every big new file's content as a temp in `.troupe/` (the temps and `.troupe/`
+ *    fsync'ed, at once); a small file's text (≤ {@link MAX_INLINE_WRITE_CHARS}, up to
+ *    {@link MAX_INLINE_CHARS_PER_CHANGE} per change) goes into the intent instead, as appends do,
+ *    so a change of small files has nothing to stage and waits for no sync before step 2;
  * 2. write `intent.json` atomically: the commit point — from here on, recovery rolls forward;
- * 3. move staged files into place, write appends, record the marker (the moves' folder syncs
- *    and the appends' fsyncs at once, all of them before 4);
+ * 3. move staged files into place, write the intent's small files into place, write appends,
+ *    record the marker (the folder syncs, the small files' and the appends' fsyncs at once, all
+ *    of them before 4);
  * 4. write `record.json` (the new revision), remove the intent (not synced: an intent the record
  *    has caught up with is a finished change, which recovery only removes).
  * A crash before 2 leaves only temps, which the sweep removes (roll back). The lock is re-checked
@@ -64,11 +78,18 @@ export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: Se
   // STAGED_SYNCS_IN_FLIGHT at once, since each keeps its file open until it is synced (a change
   // may write up to 100 000 files).
   const syncs: Promise<void>[] = [];
+  let inlineLeft = MAX_INLINE_CHARS_PER_CHANGE;
   let intent: TreeIntent;
   try {
     for (const [path, content] of change.writes) {
       if (content === null) {
         writes.push({ path, stage: null });
+        continue;
+      }
+      if (content.length <= MAX_INLINE_WRITE_CHARS && content.length <= inlineLeft) {
+        // Carried by the intent: nothing of it has to reach the disk before the commit point.
+        inlineLeft -= content.length;
+        writes.push({ path, content });
         continue;
       }
       if (syncs.length >= STAGED_SYNCS_IN_FLIGHT) await allDurable(syncs.splice(0));
@@ -99,7 +120,7 @@ export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: Se
     // Before the intent exists nothing is visible: roll back by dropping the staged copies (once
     // no sync of them is still running).
     await Promise.allSettled(syncs);
-    for (const { stage } of writes) if (stage) await fs.unlink(join(layout.metaDir, stage)).catch(() => undefined);
+    for (const write of writes) if ('stage' in write && write.stage) await fs.unlink(join(layout.metaDir, write.stage)).catch(() => undefined);
     throw error;
   }
   return rollForward(fs, layout, markers, intent, guard, change.signatures);
@@ -133,33 +154,23 @@ export async function recoverIntent(fs: StorageFs, layout: TreeLayout, markers: 
 
 async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, intent: TreeIntent, guard: LockGuard, signatures: Readonly<Record<string, string>> = {}): Promise<TreeRecord> {
   await checkIntentTargets(fs, layout, intent);
-  // The folders whose entries the moves and deletes changed: each is synced once, while the
-  // appends below reach the disk (all of it before the record, which is what needs the order).
+  // The folders whose entries the moves, writes and deletes changed (each synced once) and the
+  // small files written into place reach the disk while the appends below do (all of it before
+  // the record, which is what needs the order).
   const movedIn = new Set<string>();
-  for (const { path, stage } of intent.writes) {
-    const target = join(layout.dir, path);
-    if (stage === null) {
-      try {
-        await fs.unlink(target);
-        movedIn.add(join(target, '..'));
-      } catch (error) {
-        // Already gone (deleted before a crash, or never existed): nothing to do.
-        if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
-      }
-      continue;
-    }
-    const staged = join(layout.metaDir, stage);
-    if (!(await lstatQuick(fs, staged))) continue; // moved before the crash
-    const dir = await ensureParentDirs(fs, layout.dir, path);
-    await fs.rename(staged, target);
-    movedIn.add(dir);
+  const carried: Promise<void>[] = [];
+  try {
+    await moveIntoPlace(fs, layout, intent, movedIn, carried);
+  } catch (error) {
+    await Promise.allSettled(carried);
+    throw error;
   }
-  const folderSyncs = [...movedIn].map((dir) => inFlight(fs.fsyncDir(dir)));
+  const placedSyncs = [...carried, ...[...movedIn].map((dir) => inFlight(fs.fsyncDir(dir)))];
   try {
     // Appends truncate to a recorded size: never do that beside another holder.
     if (intent.appends.length > 0) await guard('appending (the next caller completes the change)');
   } catch (error) {
-    await Promise.allSettled(folderSyncs);
+    await Promise.allSettled(placedSyncs);
     throw error;
   }
   const appended: { fd: number; dir: string; created: boolean }[] = [];
@@ -183,7 +194,7 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
     // place. A crash in between leaves the intent, whose replay writes the same blocks and skips
     // a marker already recorded.
     await allDurable([
-      ...folderSyncs.splice(0),
+      ...placedSyncs.splice(0),
       ...appended.map(({ fd }) => fs.fsync(fd)),
       (async () => {
         if (!intent.settled) return;
@@ -198,8 +209,8 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
     if (staged) await fs.unlink(staged).catch(() => undefined);
     throw error;
   } finally {
-    // Folder syncs not awaited above (an append failed before): settled before anything else runs.
-    await Promise.allSettled(folderSyncs);
+    // Syncs not awaited above (an append failed before): settled before anything else runs.
+    await Promise.allSettled(placedSyncs);
     for (const { fd } of appended) await fs.close(fd);
   }
   const staged = await recordTemp;
@@ -214,6 +225,70 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
   // power cut is recognised as finished and only removed (see `recoverIntent`).
   await fs.unlink(layout.intentPath);
   return record;
+}
+
+/**
+ * Step 3's whole-file part: deletes, staged files renamed into place, and the small files the
+ * intent carries written into place (each through a fresh temp renamed over its target, so a
+ * reader never sees half a file). Idempotent: a staged file already moved is skipped, a carried
+ * one is written again.
+ * @param movedIn - gets every folder whose entries changed (synced by the caller)
+ * @param carried - gets the started sync of every carried file (awaited by the caller, before
+ * the record; at most {@link STAGED_SYNCS_IN_FLIGHT} of them run at once)
+ */
+async function moveIntoPlace(fs: StorageFs, layout: TreeLayout, intent: TreeIntent, movedIn: Set<string>, carried: Promise<void>[]): Promise<void> {
+  let running: Promise<void>[] = [];
+  for (const write of intent.writes) {
+    const target = join(layout.dir, write.path);
+    if ('content' in write) {
+      if (running.length >= STAGED_SYNCS_IN_FLIGHT) {
+        await allDurable(running);
+        running = [];
+      }
+      const dir = await ensureParentDirs(fs, layout.dir, write.path);
+      const { synced } = await writeCarried(fs, layout.metaDir, target, write.content);
+      running.push(synced);
+      carried.push(synced);
+      movedIn.add(dir);
+      continue;
+    }
+    if (write.stage === null) {
+      try {
+        await fs.unlink(target);
+        movedIn.add(join(target, '..'));
+      } catch (error) {
+        // Already gone (deleted before a crash, or never existed): nothing to do.
+        if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ENOTDIR') throw error;
+      }
+      continue;
+    }
+    const staged = join(layout.metaDir, write.stage);
+    if (!(await lstatQuick(fs, staged))) continue; // moved before the crash
+    const dir = await ensureParentDirs(fs, layout.dir, write.path);
+    await fs.rename(staged, target);
+    movedIn.add(dir);
+  }
+}
+
+/**
+ * Writes a file the intent carries over `target`: a fresh temp in `.troupe/`, renamed into place
+ * before its data is synced. That order is safe because the intent stays until the record names
+ * its revision: a power cut before the sync leaves the old, an empty or the new file there, and
+ * the replay writes it again; a reader without the lock sees the intent and waits for the lock.
+ * @returns `synced`: the file's fsync, already started (it closes the file)
+ */
+async function writeCarried(fs: StorageFs, metaDir: string, target: string, content: string): Promise<{ synced: Promise<void> }> {
+  const temp = join(metaDir, tempName());
+  const fd = await fs.open(temp, CREATE_EXCLUSIVE, 0o644);
+  try {
+    await writeFully(fs, fd, Buffer.from(content, 'utf8'), 0);
+    await fs.rename(temp, target);
+  } catch (error) {
+    await fs.close(fd).catch(() => undefined);
+    await fs.unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  return { synced: inFlight(fs.fsync(fd).finally(() => fs.close(fd))) };
 }
 
 /**
@@ -274,9 +349,9 @@ async function checkIntentTargets(fs: StorageFs, layout: TreeLayout, intent: Tre
       throw error;
     }
   }
-  for (const { path, stage } of intent.writes) {
-    if (stage === null) continue;
-    const stat = await lstatQuick(fs, join(layout.metaDir, stage));
-    if (stat && stat.kind !== 'file') throw refuse(path, `its staged copy ${stage} is not a regular file`);
+  for (const write of intent.writes) {
+    if (!('stage' in write) || write.stage === null) continue;
+    const stat = await lstatQuick(fs, join(layout.metaDir, write.stage));
+    if (stat && stat.kind !== 'file') throw refuse(write.path, `its staged copy ${write.stage} is not a regular file`);
   }
 }
