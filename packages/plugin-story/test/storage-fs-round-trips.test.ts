@@ -61,6 +61,9 @@ async function countTurns(characters: number, sections: number, turns: number): 
       story.counting.reset();
       await harness.runTurn({ sessionId: 's1', text: `turn ${turn}`, turnId: `t${turn}` });
       expect(await settled(story.sessions, `t${turn}`)).toBe(true);
+      // The settlement answered once durable; its tail (record folder sync, intent removal, lock
+      // release) belongs to this turn's count.
+      await story.trees.idle();
       const count = story.counting.counts();
       counts.push({ ...count, opened: workspaceFiles(count.opened).sort() });
     }

@@ -26,6 +26,8 @@ describe('cross-process lock', () => {
     await trees.create('s', { 'a.md': 'A' });
     await writeFile(lockFile(), JSON.stringify({ pid: deadPid(), host: hostname(), at: Date.now() }));
     expect((await trees.commit('s', { baseRevision: 1, writes: { 'a.md': 'B' } })).revision).toBe(2);
+    // The commit answers once durable; its lock goes right after (what `idle` waits for).
+    await trees.idle();
     expect(await readdir(join(root, 'story-workspaces', 's', '.troupe'))).not.toContain('lock');
   });
 

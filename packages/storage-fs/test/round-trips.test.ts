@@ -84,6 +84,9 @@ describe('round trips: what the stores do without a lock or a re-read', () => {
       const trees = new FsTreeStore({ dir: join(root, 'story-workspaces'), fs: counting.fs });
       await trees.create('s', { 'history.md': '' });
       await trees.settle('s', { marker: 'turn-1:0', appends: { 'history.md': 'h' } });
+      // The settlement's own tail (its record's folder sync, the intent's removal, the lock's
+      // release) runs after it answered: counted as the settlement's, not the read's.
+      await trees.idle();
       counting.reset();
       await trees.read('s');
       expect(counting.counts()).toMatchObject({ fsync: 0, fsyncDir: 0, locks: 0 });

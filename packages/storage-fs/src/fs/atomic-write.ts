@@ -81,6 +81,20 @@ export async function stageFile(layer: StorageFs, dir: string, name: string, dat
  * @throws {KernelStorageError} STORAGE_IO when the rename or the directory sync fails
  */
 export async function publishFile(layer: StorageFs, dir: string, temp: string, name: string): Promise<void> {
+  await renameIntoPlace(layer, dir, temp, name);
+  await quickLayer(layer).fsyncDir(dir);
+}
+
+/**
+ * {@link publishFile} without the directory sync, for a caller that makes the new name durable
+ * later (and keeps a way to redo the change until then).
+ * @param layer - file-system layer
+ * @param dir - the target's directory (the temp's too)
+ * @param temp - the staged temp's path
+ * @param name - the target's file name
+ * @throws {KernelStorageError} STORAGE_IO when the rename fails (the temp is removed, the target untouched)
+ */
+export async function renameIntoPlace(layer: StorageFs, dir: string, temp: string, name: string): Promise<void> {
   const fs = quickLayer(layer);
   const target = join(dir, name);
   try {
@@ -89,7 +103,6 @@ export async function publishFile(layer: StorageFs, dir: string, temp: string, n
     await fs.unlink(temp).catch(() => undefined);
     throw asIoError(error, `Could not write ${target}`);
   }
-  await fs.fsyncDir(dir);
 }
 
 /**

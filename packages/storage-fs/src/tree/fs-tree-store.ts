@@ -81,6 +81,14 @@ export class FsTreeStore implements TreeStore {
   readonly #queue = new KeyedQueue();
   readonly #states = new Map<string, TreeState>();
   readonly #contents = new TreeContentsCache();
+  /**
+   * Per tree, the tail of the last change applied under the lock held now (see `applyChange`):
+   * run before the next change and before the lock is released, but after the caller has its
+   * answer. Touched only in the tree's queue.
+   */
+  readonly #finishing = new Map<string, () => Promise<void>>();
+  /** Per tree, a call already answered whose tail and lock release still run (see {@link FsTreeStore.idle}). */
+  readonly #closing = new Map<string, Promise<void>>();
 
   /** @param options - where trees live and which fs layer to use */
   constructor(options: FsTreeStoreOptions) {
@@ -112,6 +120,8 @@ export class FsTreeStore implements TreeStore {
    */
   async read(treeId: string): Promise<TreeSnapshot> {
     validateTreeId(treeId);
+    // Our own change still finishing would send this read down the locked path.
+    await this.#closing.get(treeId);
     try {
       const quiet = await this.#readQuietly(treeId);
       if (quiet) return quiet;
@@ -213,6 +223,7 @@ export class FsTreeStore implements TreeStore {
     validateTreeId(treeId);
     const layout = this.#layout(treeId);
     const fs = this.#options.fs;
+    await this.#closing.get(treeId);
     try {
       // Lock-free: records are replaced atomically, and a commit finishing meanwhile changes a
       // stat signature (new inode or size), which sends us down the locked path below.
@@ -362,7 +373,14 @@ export class FsTreeStore implements TreeStore {
   async #locked<T>(treeId: string, work: (layout: TreeLayout, record: TreeRecord, guard: LockGuard, scan: LockedScan) => Promise<T>): Promise<T> {
     const layout = this.#layout(treeId);
     const fs = this.#options.fs;
-    return this.#queue.run(treeId, async () => {
+    // Resolved as soon as `work` is done and its change durable; the lock is released after the
+    // change's tail (a folder sync and the intent's removal), which the caller need not wait for.
+    let answer: (value: T) => void = () => undefined;
+    let closed: (() => void) | undefined;
+    const answered = new Promise<T>((resolve) => {
+      answer = resolve;
+    });
+    const whole = this.#queue.run(treeId, async () => {
       const dirStat = await lstatQuick(fs, layout.dir);
       if (!dirStat) throw new KernelStorageError('TREE_NOT_FOUND', `There is no "${treeId}"`);
       if (dirStat.kind !== 'directory') throw new KernelStorageError('TREE_CORRUPT', `${layout.dir} is not a real folder (symlinks are refused)`);
@@ -391,13 +409,60 @@ export class FsTreeStore implements TreeStore {
             const stat = await lstatQuick(fs, layout.recordPath);
             record = stat?.kind === 'file' ? await this.#recordAt(layout, state, stat, startedAt) : await readRecord(fs, layout);
           }
-          const absorbed = await this.#absorbExternalEdits(layout, withKnownHashes(record, state.hashes), guard);
-          return await work(layout, absorbed.record, guard, { startedAt, read: absorbed.read });
+          let value: T;
+          try {
+            const absorbed = await this.#absorbExternalEdits(layout, withKnownHashes(record, state.hashes), guard);
+            value = await work(layout, absorbed.record, guard, { startedAt, read: absorbed.read });
+          } catch (error) {
+            await this.#finishPending(treeId);
+            throw error;
+          }
+          if (!this.#finishing.has(treeId)) return value;
+          answer(value);
+          // Answered: until the tail and the lock's release are done, this store's own reads wait.
+          const closing = new Promise<void>((resolve) => {
+            closed = () => {
+              if (this.#closing.get(treeId) === closing) this.#closing.delete(treeId);
+              resolve();
+            };
+          });
+          this.#closing.set(treeId, closing);
+          await this.#finishPending(treeId);
+          return value;
         });
       } catch (error) {
         throw asIoError(error, `Storage failure in "${treeId}"`);
+      } finally {
+        // After withFileLock released the lock.
+        closed?.();
       }
     });
+    return Promise.race([answered, whole]);
+  }
+
+  /**
+   * Resolves once every call this store has answered has also finished its tail: a change is
+   * durable when its call resolves (its intent replays it after a crash), and the folder sync of
+   * its record, the removal of its intent and the release of the tree's lock follow right after,
+   * without the caller waiting. Reads by this store wait for them by themselves; call this before
+   * looking at the folder from outside or exiting with `process.exit`.
+   * @param treeId - one tree, or every tree when omitted
+   */
+  async idle(treeId?: string): Promise<void> {
+    if (treeId !== undefined) return this.#closing.get(treeId);
+    await Promise.all(this.#closing.values());
+  }
+
+  /**
+   * Runs the tail of the last change applied under the held lock, if any. A failed tail leaves
+   * the intent in place, which the next caller finds finished (the record has its revision) and
+   * removes, or replays when the record's new name did not reach the disk: nothing to report.
+   */
+  async #finishPending(treeId: string): Promise<void> {
+    const finish = this.#finishing.get(treeId);
+    if (!finish) return;
+    this.#finishing.delete(treeId);
+    await finish().catch(() => undefined);
   }
 
   /** Player edits (detected by stat signature, confirmed by hash) become their own revision. */
@@ -417,11 +482,18 @@ export class FsTreeStore implements TreeStore {
     return { record: written, read };
   }
 
-  /** Applies a change (see `applyChange`); `record.json` is rewritten, so its remembered copy is dropped. */
+  /**
+   * Applies a change (see `applyChange`); `record.json` is rewritten, so its remembered copy is
+   * dropped. The change's tail is left for {@link FsTreeStore.#finishPending}.
+   */
   async #apply(layout: TreeLayout, change: TreeChange, guard: LockGuard): Promise<TreeRecord> {
+    // The previous change's intent is removed before this one writes its own.
+    await this.#finishPending(layout.treeId);
     const state = this.#state(layout.treeId);
     state.record = undefined;
-    return applyChange(this.#options.fs, layout, state.markers, change, guard);
+    const applied = await applyChange(this.#options.fs, layout, state.markers, change, guard);
+    this.#finishing.set(layout.treeId, applied.finish);
+    return applied.record;
   }
 
   #layout(treeId: string): TreeLayout {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { atomicWriteFile, publishFile, stageFile, writeFully } from '../fs/atomic-write.js';
+import { atomicWriteFile, renameIntoPlace, stageFile, writeFully } from '../fs/atomic-write.js';
 import { CREATE_EXCLUSIVE, errorCode, type StorageFs, WRITE_NOFOLLOW } from '../fs/storage-fs.js';
 import { tempName } from '../fs/temp-names.js';
 import { KernelStorageError } from '@troupe/kernel';
@@ -58,8 +58,10 @@ const STAGED_SYNCS_IN_FLIGHT = 64;
  * 3. move staged files into place, write the intent's small files into place, write appends,
  *    record the marker (the folder syncs, the small files' and the appends' fsyncs at once, all
  *    of them before 4);
- * 4. write `record.json` (the new revision), remove the intent (not synced: an intent the record
- *    has caught up with is a finished change, which recovery only removes).
+ * 4. rename `record.json` (the new revision) into place; the returned `finish` then syncs its
+ *    folder and removes the intent (not synced: an intent the record has caught up with is a
+ *    finished change, which recovery only removes). The change is durable before `finish`, by
+ *    its intent: until the intent is gone a crash replays the change, which is idempotent.
  * A crash before 2 leaves only temps, which the sweep removes (roll back). The lock is re-checked
  * right before 2 (a holder that lost its lock writes nothing) and before appends in 3.
  * @param fs - file-system layer
@@ -67,11 +69,12 @@ const STAGED_SYNCS_IN_FLIGHT = 64;
  * @param markers - the tree's marker cache
  * @param change - what to apply
  * @param guard - re-checks the tree lock is still ours
- * @returns the new record
+ * @returns the new record, and `finish` (step 4's tail), to run under the same lock before any
+ * other change; a failed `finish` leaves the intent, which the next caller finds finished
  * @throws {KernelStorageError} STORAGE_IO when a step fails or the lock was lost (before the
  * commit point nothing is written; after it, the next caller rolls the change forward)
  */
-export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, change: TreeChange, guard: LockGuard): Promise<TreeRecord> {
+export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, change: TreeChange, guard: LockGuard): Promise<AppliedChange> {
   const writes: TreeIntent['writes'] = [];
   // Every staged copy's data and the folder entries naming them reach the disk before the intent
   // is written; among themselves they need no order, so their syncs overlap — at most
@@ -149,10 +152,19 @@ export async function recoverIntent(fs: StorageFs, layout: TreeLayout, markers: 
     return undefined;
   }
   await guard('recovering an interrupted change');
-  return rollForward(fs, layout, markers, intent, guard);
+  const applied = await rollForward(fs, layout, markers, intent, guard);
+  await applied.finish();
+  return applied.record;
 }
 
-async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, intent: TreeIntent, guard: LockGuard, signatures: Readonly<Record<string, string>> = {}): Promise<TreeRecord> {
+/** A change whose data and record are in place: durable by its intent until `finish` removed it. */
+export interface AppliedChange {
+  readonly record: TreeRecord;
+  /** Syncs the folder holding the new `record.json`, then removes the intent. */
+  readonly finish: () => Promise<void>;
+}
+
+async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMarkers, intent: TreeIntent, guard: LockGuard, signatures: Readonly<Record<string, string>> = {}): Promise<AppliedChange> {
   await checkIntentTargets(fs, layout, intent);
   // The folders whose entries the moves, writes and deletes changed (each synced once) and the
   // small files written into place reach the disk while the appends below do (all of it before
@@ -220,11 +232,16 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
     await fs.unlink(staged).catch(() => undefined);
     throw error;
   }
-  await publishFile(fs, layout.metaDir, staged, RECORD_FILE);
-  // Not synced: once the record names the intent's revision, an intent that reappears after a
-  // power cut is recognised as finished and only removed (see `recoverIntent`).
-  await fs.unlink(layout.intentPath);
-  return record;
+  await renameIntoPlace(fs, layout.metaDir, staged, RECORD_FILE);
+  const finish = async () => {
+    // The intent goes only once the record's new name is durable: before that, a power cut may
+    // bring back the old record, and the intent is what replays the change then.
+    await fs.fsyncDir(layout.metaDir);
+    // Not synced: once the record names the intent's revision, an intent that reappears after a
+    // power cut is recognised as finished and only removed (see `recoverIntent`).
+    await fs.unlink(layout.intentPath);
+  };
+  return { record, finish };
 }
 
 /**
