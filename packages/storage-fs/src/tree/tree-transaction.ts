@@ -98,14 +98,8 @@ export async function applyChange(fs: StorageFs, layout: TreeLayout, markers: Se
       if (syncs.length >= STAGED_SYNCS_IN_FLIGHT) await allDurable(syncs.splice(0));
       const stage = tempName();
       writes.push({ path, stage });
-      const fd = await fs.open(join(layout.metaDir, stage), CREATE_EXCLUSIVE, 0o644);
-      try {
-        await writeFully(fs, fd, Buffer.from(content, 'utf8'), 0);
-      } catch (error) {
-        await fs.close(fd).catch(() => undefined);
-        throw error;
-      }
-      syncs.push(inFlight(fs.fsync(fd).finally(() => fs.close(fd))));
+      const fd = await createWritten(fs, join(layout.metaDir, stage), content);
+      syncs.push(syncAndClose(fs, fd));
     }
     if (syncs.length > 0) syncs.push(inFlight(fs.fsyncDir(layout.metaDir)));
     await allDurable(syncs);
@@ -254,14 +248,12 @@ async function rollForward(fs: StorageFs, layout: TreeLayout, markers: SettledMa
  * the record; at most {@link STAGED_SYNCS_IN_FLIGHT} of them run at once)
  */
 async function moveIntoPlace(fs: StorageFs, layout: TreeLayout, intent: TreeIntent, movedIn: Set<string>, carried: Promise<void>[]): Promise<void> {
-  let running: Promise<void>[] = [];
+  // The carried files' syncs not waited for yet (each holds its file open).
+  const running: Promise<void>[] = [];
   for (const write of intent.writes) {
     const target = join(layout.dir, write.path);
     if ('content' in write) {
-      if (running.length >= STAGED_SYNCS_IN_FLIGHT) {
-        await allDurable(running);
-        running = [];
-      }
+      if (running.length >= STAGED_SYNCS_IN_FLIGHT) await allDurable(running.splice(0));
       const dir = await ensureParentDirs(fs, layout.dir, write.path);
       const { synced } = await writeCarried(fs, layout.metaDir, target, write.content);
       running.push(synced);
@@ -296,16 +288,35 @@ async function moveIntoPlace(fs: StorageFs, layout: TreeLayout, intent: TreeInte
  */
 async function writeCarried(fs: StorageFs, metaDir: string, target: string, content: string): Promise<{ synced: Promise<void> }> {
   const temp = join(metaDir, tempName());
-  const fd = await fs.open(temp, CREATE_EXCLUSIVE, 0o644);
+  const fd = await createWritten(fs, temp, content);
   try {
-    await writeFully(fs, fd, Buffer.from(content, 'utf8'), 0);
     await fs.rename(temp, target);
   } catch (error) {
     await fs.close(fd).catch(() => undefined);
     await fs.unlink(temp).catch(() => undefined);
     throw error;
   }
-  return { synced: inFlight(fs.fsync(fd).finally(() => fs.close(fd))) };
+  return { synced: syncAndClose(fs, fd) };
+}
+
+/**
+ * A new file (exclusive: never a planted one) holding `content`, still open and not yet synced.
+ * @returns its descriptor (closed here when the write fails)
+ */
+async function createWritten(fs: StorageFs, path: string, content: string): Promise<number> {
+  const fd = await fs.open(path, CREATE_EXCLUSIVE, 0o644);
+  try {
+    await writeFully(fs, fd, Buffer.from(content, 'utf8'), 0);
+    return fd;
+  } catch (error) {
+    await fs.close(fd).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Starts the sync of an open file and closes it afterwards (see {@link inFlight}). */
+function syncAndClose(fs: StorageFs, fd: number): Promise<void> {
+  return inFlight(fs.fsync(fd).finally(() => fs.close(fd)));
 }
 
 /**
