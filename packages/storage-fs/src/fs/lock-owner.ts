@@ -1,17 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import * as z from 'zod';
 import { readFileBytes } from './read-file.js';
 import { errorCode, type StorageFs } from './storage-fs.js';
-import { isProcessAlive } from './temp-names.js';
+import { isProcessAlive, uniqueHex } from './temp-names.js';
 
 /** What a lock file holds. `nonce` and `start` are absent in locks written by older versions. */
 export const LockOwnerSchema = z.object({
   pid: z.number().int(),
   host: z.string(),
   at: z.number(),
-  /** Random per acquisition: tells this holder's lock from any later one. */
+  /** Unique per acquisition (see `uniqueHex`): tells this holder's lock from any later one. */
   nonce: z.string().optional(),
   /** The holder's process start time (Linux clock ticks since boot), to detect pid reuse. */
   start: z.string().optional(),
@@ -47,7 +46,7 @@ export function newLockOwner(leaseMs: number = DEFAULT_LEASE_MS): LockOwner & { 
   // This process's start time never changes: read /proc once, not on every lock.
   if (ownStartTime === null) ownStartTime = processStartTime(process.pid);
   const start = ownStartTime;
-  return { pid: process.pid, host: hostname(), at: Date.now(), nonce: randomBytes(16).toString('hex'), ...(start ? { start } : {}), leaseMs };
+  return { pid: process.pid, host: hostname(), at: Date.now(), nonce: uniqueHex(), ...(start ? { start } : {}), leaseMs };
 }
 
 /**
