@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { asAdmin, describePg, freshStorage, pgUrl } from './helpers.js';
 import { childEnv, fixture, runFixture } from './support/children.js';
@@ -16,9 +19,17 @@ describePg('several processes on one database', () => {
     const storage = await freshStorage();
     try {
       await storage.trees.create('shared', { 'log.md': '' });
-      const outputs = await Promise.all(
-        Array.from({ length: WORKERS }, (_, worker) => runFixture('commit-worker.mjs', [pgUrl, storage.schema, 'shared', String(worker), String(COMMITS)])),
+      // Started together (see the fixture's barrier): processes that start one after another on a
+      // busy machine could otherwise each finish before the next begins, and never race.
+      const barrier = await mkdtemp(join(tmpdir(), 'troupe-barrier-'));
+      const running = Promise.all(
+        Array.from({ length: WORKERS }, (_, worker) => runFixture('commit-worker.mjs', [pgUrl, storage.schema, 'shared', String(worker), String(COMMITS), barrier])),
       );
+      let failed = false;
+      running.catch(() => (failed = true));
+      while (!failed && (await readdir(barrier)).length < WORKERS) await new Promise((resolve) => setTimeout(resolve, 5));
+      await writeFile(join(barrier, 'go'), '');
+      const outputs = await running.finally(() => rm(barrier, { recursive: true, force: true }));
       const conflicts = outputs.reduce((sum, output) => sum + (JSON.parse(output) as { conflicts: number }).conflicts, 0);
       const { revision, files } = await storage.trees.read('shared');
       expect(revision).toBe(1 + WORKERS * COMMITS);
@@ -27,6 +38,7 @@ describePg('several processes on one database', () => {
       expect(lines.sort()).toEqual(expected.sort());
       for (let worker = 0; worker < WORKERS; worker++) expect(files[`w${worker}.md`]).toBe(String(COMMITS));
       // The workers really raced (otherwise the test proves nothing about lost updates).
+      console.info(`cross-process (postgres): ${WORKERS * COMMITS} commits, ${conflicts} conflicts rejected`);
       expect(conflicts).toBeGreaterThan(0);
     } finally {
       await storage.cleanup();
