@@ -62,7 +62,7 @@ describe('compile concurrency', () => {
     expect(stats.maxInFlight).toBe(3);
     expect(await service.task('alice', 't299:dio')).toMatchObject({ status: 'succeeded', promptChanged: true });
     expect(service.load).toEqual({ compiling: 0, queued: 0 });
-  });
+  }, 60_000); // 300 schedules through the real service: seconds on a machine shared with the whole test run
 
   it('shutting down with tasks queued leaves them processing for the next start', async () => {
     const { model } = gatedModel();

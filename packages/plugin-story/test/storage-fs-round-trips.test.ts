@@ -95,7 +95,7 @@ describe('story turns on @troupe/storage-fs: a small fixed number of round trips
     // manifest's rename, one fsync per appended file (history.md and proposals.md here), the
     // settle marker, the record and the intent's removal. No record rewrite on the read.
     expect(first.fsync + first.fsyncDir).toBeLessThanOrEqual(13);
-  });
+  }, 60_000); // real disk turns with 120 ms pauses: far past the 5 s default when a whole test run shares the machine
 
   it('an unchanged workspace is not read again: the same files are opened for 1 or 8 characters, and the stat checks grow by one call per file and folder', async () => {
     const perConfig: Record<string, (StorageFsCounts & { opened: string[] })[]> = {};
@@ -128,7 +128,7 @@ describe('story turns on @troupe/storage-fs: a small fixed number of round trips
       expect(lstat - smallLstat).toBeLessThanOrEqual(3 * (7 * 2 + 2));
       expect(readdir - smallReaddir).toBeLessThanOrEqual(3 * 7);
     }
-  });
+  }, 60_000); // real disk turns with 120 ms pauses: far past the 5 s default when a whole test run shares the machine
 
   it('postReview reuses the turn’s workspace read while the revision is unchanged, and sees a player’s edit made during the turn', async () => {
     root = await mkdtemp(join(tmpdir(), 'troupe-story-rt-'));
@@ -177,5 +177,5 @@ describe('story turns on @troupe/storage-fs: a small fixed number of round trips
     } finally {
       await harness.close();
     }
-  });
+  }, 60_000); // real disk turns with 120 ms pauses: far past the 5 s default when a whole test run shares the machine
 });
