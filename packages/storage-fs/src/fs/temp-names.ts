@@ -14,8 +14,10 @@ export function tempName(): string {
 }
 
 // A random start drawn once, then counted up: unique within the process (the pid sets processes
-// apart) and not guessable from outside, without a call into the random source per name (a
-// story turn names a dozen temps, and each such call cost more than the rest of the naming).
+// apart), without a call into the random source per name (a story turn names a dozen temps, and
+// each such call cost more than the rest of the naming). Only someone who can already list the
+// store's folders could guess the next name, and a name planted there is refused by the
+// exclusive create, never followed.
 let counter = randomBytes(6).readUIntBE(0, 6);
 
 /**
