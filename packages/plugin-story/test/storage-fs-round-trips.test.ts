@@ -50,6 +50,9 @@ async function settled(sessions: SessionLog, turnId: string): Promise<boolean> {
 const PAST_RACY_WINDOW_MS = 120;
 const pause = () => new Promise((resolve) => setTimeout(resolve, PAST_RACY_WINDOW_MS));
 
+/** Per test: real disk turns with those pauses, far past vitest's 5 s default when a whole test run shares the machine. */
+const REAL_DISK_TIMEOUT_MS = 60_000;
+
 /** Runs `turns` story turns in one session and returns what each cost, from its start until its settlement is logged. */
 async function countTurns(characters: number, sections: number, turns: number): Promise<(StorageFsCounts & { opened: string[] })[]> {
   const story = await countedStory(characters, sections);
@@ -95,7 +98,7 @@ describe('story turns on @troupe/storage-fs: a small fixed number of round trips
     // manifest's rename, one fsync per appended file (history.md and proposals.md here), the
     // settle marker, the record and the intent's removal. No record rewrite on the read.
     expect(first.fsync + first.fsyncDir).toBeLessThanOrEqual(13);
-  }, 60_000); // real disk turns with 120 ms pauses: far past the 5 s default when a whole test run shares the machine
+  }, REAL_DISK_TIMEOUT_MS);
 
   it('an unchanged workspace is not read again: the same files are opened for 1 or 8 characters, and the stat checks grow by one call per file and folder', async () => {
     const perConfig: Record<string, (StorageFsCounts & { opened: string[] })[]> = {};
@@ -128,7 +131,7 @@ describe('story turns on @troupe/storage-fs: a small fixed number of round trips
       expect(lstat - smallLstat).toBeLessThanOrEqual(3 * (7 * 2 + 2));
       expect(readdir - smallReaddir).toBeLessThanOrEqual(3 * 7);
     }
-  }, 60_000); // real disk turns with 120 ms pauses: far past the 5 s default when a whole test run shares the machine
+  }, REAL_DISK_TIMEOUT_MS);
 
   it('postReview reuses the turn’s workspace read while the revision is unchanged, and sees a player’s edit made during the turn', async () => {
     root = await mkdtemp(join(tmpdir(), 'troupe-story-rt-'));
@@ -177,5 +180,5 @@ describe('story turns on @troupe/storage-fs: a small fixed number of round trips
     } finally {
       await harness.close();
     }
-  }, 60_000); // real disk turns with 120 ms pauses: far past the 5 s default when a whole test run shares the machine
+  }, REAL_DISK_TIMEOUT_MS);
 });
