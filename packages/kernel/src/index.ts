@@ -16,6 +16,8 @@ export type { HookRegistrar, PluginDefinition, PluginSetupContext, StandardSchem
 export { HOOK_NAMES } from './hooks/hook-types.js';
 export type {
   CommittedTurn,
+  CommittingTurn,
+  DuringCommitEntry,
   HookEntry,
   HookName,
   HookOptions,

@@ -54,7 +54,9 @@ export function storyPlugin(options: StoryPluginOptions = {}): PluginDefinition<
           await preparer.preActor(input, turn, workspaceId);
         },
       });
-      ctx.hooks.postReview((turn, context) => settler.postReview(turn, context));
+      // Started while the commit is stored: the continuity call overlaps that wait (on storage-fs
+      // an fsync); the settler writes nothing before `turn.stored`.
+      ctx.hooks.postReview({ duringCommit: true, handler: (turn, context) => settler.postReview(turn, context) });
     },
   });
 }

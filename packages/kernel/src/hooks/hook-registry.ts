@@ -3,6 +3,14 @@ import { HOOK_NAMES, type HookEntry, type HookName, type RegisteredHandler } fro
 
 const ORDER_RANK = { pre: 0, normal: 1, post: 2 } as const;
 
+/** The postReview handlers that start during the commit, and those that start after it. */
+export interface PostReviewPhases {
+  readonly duringCommit: readonly RegisteredHandler<'postReview'>[];
+  readonly afterCommit: readonly RegisteredHandler<'postReview'>[];
+}
+
+const EMPTY_PHASES: PostReviewPhases = Object.freeze({ duringCommit: Object.freeze([]), afterCommit: Object.freeze([]) });
+
 /**
  * Collects handlers while plugins set up, then freezes them sorted pre → normal → post,
  * keeping registration order inside each group (a stable sort). Sorting happens once at boot.
@@ -10,6 +18,7 @@ const ORDER_RANK = { pre: 0, normal: 1, post: 2 } as const;
 export class HookRegistry {
   readonly #handlers = new Map<HookName, RegisteredHandler<HookName>[]>(HOOK_NAMES.map((name) => [name, []]));
   #frozen = false;
+  #postReviewPhases: PostReviewPhases = EMPTY_PHASES;
 
   /**
    * Registers a handler for `plugin`.
@@ -36,6 +45,16 @@ export class HookRegistry {
     if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
       throw new KernelError('KERNEL_PLUGIN_INVALID', `Plugin "${plugin}" gave ${hook} a timeout that is not a positive number`, { plugin, hook });
     }
+    const duringCommit = 'duringCommit' in options && options.duringCommit !== undefined && options.duringCommit !== false;
+    if (duringCommit && (hook !== 'postReview' || options.duringCommit !== true)) {
+      throw new KernelError(
+        'KERNEL_PLUGIN_INVALID',
+        hook === 'postReview'
+          ? `Plugin "${plugin}" gave postReview a duringCommit that is not a boolean`
+          : `Plugin "${plugin}" gave a ${hook} handler duringCommit; only postReview handlers can start during the commit`,
+        { plugin, hook },
+      );
+    }
     this.#handlers.get(hook)?.push({
       plugin,
       hook,
@@ -43,6 +62,7 @@ export class HookRegistry {
       order: options.order ?? 'normal',
       degradable: options.degradable === true,
       timeoutMs: options.timeoutMs,
+      duringCommit,
     });
   }
 
@@ -55,7 +75,20 @@ export class HookRegistry {
         .map(({ handler }) => handler);
       this.#handlers.set(hook, Object.freeze(sorted) as RegisteredHandler<HookName>[]);
     }
+    const postReview = this.get('postReview');
+    this.#postReviewPhases = Object.freeze({
+      duringCommit: Object.freeze(postReview.filter((handler) => handler.duringCommit)),
+      afterCommit: Object.freeze(postReview.filter((handler) => !handler.duringCommit)),
+    });
     this.#frozen = true;
+  }
+
+  /**
+   * The postReview handlers split by when they start (each group in the hook's order), computed
+   * once at {@link freeze}: those registered with `duringCommit`, and the rest.
+   */
+  get postReviewPhases(): PostReviewPhases {
+    return this.#postReviewPhases;
   }
 
   /** The sorted handlers of one hook. */

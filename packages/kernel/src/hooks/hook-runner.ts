@@ -5,7 +5,7 @@ import type { Logger } from '../ports/logger.js';
 import { HandlerContext } from '../turn/handler-context.js';
 import type { TurnState } from '../turn/turn-state.js';
 import { settledSoon } from './settled-soon.js';
-import type { HookName, RegisteredHandler, TurnHooks } from './hook-types.js';
+import type { CommittedTurn, CommittingTurn, HookName, RegisteredHandler, TurnHooks } from './hook-types.js';
 
 /** Harness-wide settings the runner needs. */
 export interface HookRunnerSettings {
@@ -214,13 +214,14 @@ async function finishSeries(
  * Runs `postReview` handlers in parallel, isolated: a failure never fails the turn. Failures are
  * recorded as `kernel/post-review-failed` events and returned. The turn signal still wins.
  * Every handler starts before any is waited for; only those that returned a promise are waited for.
+ * `value` is a {@link CommittingTurn} only for handlers registered with `duringCommit`.
  * @returns the wrapped errors of failed handlers, in handler order (as is when every handler
  *   answered synchronously, else a promise)
  * @throws the turn's abort reason when the turn was aborted
  */
 export function runIsolated(
   handlers: readonly RegisteredHandler<'postReview'>[],
-  value: Parameters<TurnHooks['postReview']>[0],
+  value: CommittedTurn | CommittingTurn,
   state: TurnState,
   settings: HookRunnerSettings,
 ): KernelError[] | Promise<KernelError[]> {
@@ -230,7 +231,7 @@ export function runIsolated(
   const watch: Stopwatch = { mark: performance.now() };
   for (let index = 0; index < handlers.length; index++) {
     try {
-      const outcome = callHandler(handlers[index] as RegisteredHandler<'postReview'>, value, state, settings, watch);
+      const outcome = callHandler(handlers[index] as RegisteredHandler<'postReview'>, value as CommittedTurn, state, settings, watch);
       if (outcome instanceof Promise) {
         pending ??= [];
         pending.push(

@@ -36,6 +36,20 @@ export interface CommittedTurn {
 }
 
 /**
+ * A turn whose reply is final while its commit is still being stored, as a postReview handler
+ * registered with `duringCommit: true` sees it: {@link CommittedTurn} without the commit event,
+ * which `stored` brings once the commit is in the session log.
+ */
+export interface CommittingTurn extends Omit<CommittedTurn, 'commitEvent'> {
+  /**
+   * Resolves with the `kernel/turn-committed` event once it is stored (at once for a turn finished
+   * later from the log). Rejects with the storage failure when storing it fails; the handler's
+   * signal is aborted with that failure at the same moment, and the turn rejects with it.
+   */
+  readonly stored: Promise<SessionEvent>;
+}
+
+/**
  * The hook points of a turn, in order. Kinds:
  * - `preActor` — series; gathers materials into the context (director tools, DIO prompt, story draft).
  * - `actorAssemble` — series waterfall; each handler may return a new prepared prompt.
@@ -65,8 +79,25 @@ export interface HookOptions {
   readonly timeoutMs?: number;
 }
 
-/** A handler, bare or with options. */
-export type HookEntry<K extends HookName> = TurnHooks[K] | (HookOptions & { readonly handler: TurnHooks[K] });
+/**
+ * A postReview handler that starts as soon as the reply is final, while the commit is still being
+ * stored, instead of after (a durable store waits for a sync there; a handler whose first step is a
+ * model call, like the story's continuity, spends that wait usefully). Until `turn.stored`
+ * resolves it must make nothing lasting — no store write, no call with an effect outside the
+ * process — because the commit may still fail, and a crash in that window leaves no trace of the
+ * turn. What it appends to `ctx.events` is written after the commit in any case (with
+ * `kernel/post-review-done`); a commit that fails drops it.
+ */
+export interface DuringCommitEntry extends HookOptions {
+  readonly duringCommit: true;
+  readonly handler: (turn: CommittingTurn, ctx: TurnContext) => MaybePromise<void>;
+}
+
+/** A handler, bare or with options (`duringCommit` for postReview only). */
+export type HookEntry<K extends HookName> =
+  | TurnHooks[K]
+  | (HookOptions & { readonly handler: TurnHooks[K]; readonly duringCommit?: false })
+  | (K extends 'postReview' ? DuringCommitEntry : never);
 
 /** A handler as the kernel stores it after boot. */
 export interface RegisteredHandler<K extends HookName> {
@@ -76,4 +107,6 @@ export interface RegisteredHandler<K extends HookName> {
   readonly order: 'pre' | 'normal' | 'post';
   readonly degradable: boolean;
   readonly timeoutMs: number | undefined;
+  /** postReview only: the handler starts while the commit is being stored ({@link DuringCommitEntry}). */
+  readonly duringCommit: boolean;
 }

@@ -108,6 +108,8 @@ export async function finishCommittedTurn(services: TurnServices, sessionId: str
     // The actor's exact prompt is not in the log; handlers see the conversation it was built from.
     prepared: { history: [...history, { role: 'user' as const, content: data.input }] },
     commitEvent: commit,
+    // For handlers that start during a commit: this one is stored already.
+    stored: Promise.resolve(commit),
     resumed: true as const,
   };
   const errors = await services.committedWork.run(abort, async () => {

@@ -8,11 +8,11 @@ import { describeError, KernelError } from '../errors.js';
 import type { HarnessOptions, RunTurnOptions, TurnResult } from '../harness/harness-options.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { runIsolated, runSeries, runWaterfall, type HookRunnerSettings } from '../hooks/hook-runner.js';
-import type { CommittedTurn, PreparedActorPrompt } from '../hooks/hook-types.js';
-import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelRegistry } from '../ports/chat-model.js';
+import type { CommittedTurn, CommittingTurn, PreparedActorPrompt } from '../hooks/hook-types.js';
+import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatUsage, ModelRegistry } from '../ports/chat-model.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
-import type { SessionLog } from '../ports/session-log.js';
+import type { SessionEvent, SessionLog } from '../ports/session-log.js';
 import type { HeldSessionTurn } from '../ports/session-turn-lock.js';
 import type { HistoryCache } from './history-cache.js';
 import type { TokenCounters } from '../budget/token-counter.js';
@@ -91,6 +91,7 @@ export async function runTurn(
   const step = input.step ?? 0;
   const scenario: Scenario = { ...services.scenario, ...input.scenario };
   let committed = false;
+  let commitFailure: { readonly error: unknown } | undefined;
   let state: TurnState | undefined;
   const deadline = services.deadlines.arm(turn);
   try {
@@ -158,7 +159,23 @@ export async function runTurn(
     unlinkCaller();
     const commit = commitData(input.text, reviewed.text, continuation, actor);
     state.queue(TURN_COMMITTED, commit, COMMIT_OPTIONS);
-    const commitEvents = await state.flush();
+    const storing = state.flush();
+    const { duringCommit } = services.hooks.postReviewPhases;
+    // Handlers registered with `duringCommit` start now, while the commit is being stored.
+    const postReviewWork =
+      duringCommit.length === 0 ? undefined : startPostReview(services, turn, state, storing, { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, usage: actor.usage });
+    let commitEvents: readonly SessionEvent[];
+    try {
+      commitEvents = await storing;
+    } catch (error) {
+      if (postReviewWork) {
+        // The turn does not commit: what started during the commit stops, and nothing it queued is written.
+        commitFailure = { error };
+        turn.abort(error);
+        state.queued = [];
+      }
+      throw error;
+    }
     committed = true;
     // Live progress hears of the commit only now that it is in the log: a player told "saved"
     // (the web app's Stop turns into "Saved") never loses that reply to a crash a moment later.
@@ -173,8 +190,9 @@ export async function runTurn(
       ? { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, commitEvent, usage: actor.usage }
       : { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, commitEvent };
     const committedState = state;
-    const { postReviewErrors, laterEvents } =
-      postReview.length === 0
+    const { postReviewErrors, laterEvents } = postReviewWork
+      ? await postReviewWork
+      : postReview.length === 0
         ? { postReviewErrors: [], laterEvents: await state.flush() }
         : await services.committedWork.run(turn, async () => {
             const errors = await runIsolated(postReview, committedTurn, committedState, services.runner);
@@ -189,7 +207,8 @@ export async function runTurn(
     if (actor.reasoning) result.reasoning = actor.reasoning;
     return result;
   } catch (error) {
-    if (turn.aborted) {
+    // A commit that failed aborted the turn itself (to stop what started during it): a failure.
+    if (turn.aborted && !(commitFailure && turn.reason === commitFailure.error)) {
       if (!committed) for (const task of state?.startedTasks ?? []) task.abort(turn.reason);
       // Ran out of time (not cancelled by the caller): a failure like any other, recorded and coded.
       if (deadline.fired && !committed && !options.signal?.aborted) {
@@ -209,6 +228,56 @@ export async function runTurn(
 }
 
 function noop(): void {}
+
+/** What a committed turn's postReview work hands back to the turn. */
+interface PostReviewOutcome {
+  readonly postReviewErrors: readonly KernelError[];
+  readonly laterEvents: readonly SessionEvent[];
+}
+
+/**
+ * Starts a turn's postReview work while its commit is being stored (`storing`): the `duringCommit`
+ * handlers at once, the others once the commit is stored, then `kernel/post-review-done` with
+ * what they all queued. Rejects with the storage failure when the commit fails (the caller aborts
+ * the turn then, which stops the handlers that started).
+ */
+function startPostReview(
+  services: TurnServices,
+  turn: LazyAbortController,
+  state: TurnState,
+  storing: Promise<readonly SessionEvent[]>,
+  committing: Omit<CommittingTurn, 'stored' | 'usage'> & { readonly usage: ChatUsage | undefined },
+): Promise<PostReviewOutcome> {
+  const stored = storing.then(lastEvent);
+  stored.catch(noop); // a handler that never looks at `stored` leaves no unhandled rejection
+  const { usage, ...fields } = committing;
+  const turnSoFar: CommittingTurn = usage ? { ...fields, usage, stored } : { ...fields, stored };
+  const { duringCommit, afterCommit } = services.hooks.postReviewPhases;
+  const work = services.committedWork.run(
+    turn,
+    async () => {
+      const early = Promise.resolve(runIsolated(duringCommit, turnSoFar, state, services.runner));
+      early.catch(noop); // awaited below, unless the commit fails first
+      const commitEvent = await stored;
+      const { stored: _stored, ...rest } = turnSoFar;
+      const errors = (await early).concat(await runIsolated(afterCommit, { ...rest, commitEvent }, state, services.runner));
+      // Written with the handlers' own events, so "done" and what they recorded land together.
+      state.queue(POST_REVIEW_DONE, { failed: errors.length }, { key: postReviewDoneKey(fields.turnId, fields.step) });
+      const laterEvents = await state.flush();
+      services.finishedCommits.mark(fields.sessionId, commitEvent);
+      return { postReviewErrors: errors, laterEvents };
+    },
+    POST_REVIEW_PROBE_JOBS,
+  );
+  work.catch(noop); // the turn rethrows the commit's failure itself
+  return work;
+}
+
+function lastEvent(events: readonly SessionEvent[]): SessionEvent {
+  const last = events[events.length - 1];
+  if (!last) throw new Error('session log returned no events for the commit');
+  return last;
+}
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 

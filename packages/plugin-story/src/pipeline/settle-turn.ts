@@ -41,8 +41,11 @@ const REPLACE_ATTEMPTS = 5;
  * reply the player kept, never two replies of one turn. Player edits elsewhere in the files are
  * kept (the change is rebased on the latest revision); an earlier block the player edited is
  * theirs and stays.
+ * The continuity call may run before the turn's commit is stored: nothing is written before
+ * `writable` resolves.
  * @param options - the turn's environment, the tree store, the workspace id, its manifest and files
- *   (read at settlement time), the final visible reply, the step, and earlier steps' settlements
+ *   (read at settlement time), the final visible reply, the step, earlier steps' settlements, and
+ *   when writing may start
  * @returns what was settled (`applied: false` when a retry found the marker already settled)
  * @throws the abort reason when cancelled; `KernelStorageError` storage errors other than
  *   TREE_SETTLE_CONFLICT (which means an earlier attempt already settled this turn)
@@ -56,6 +59,8 @@ export async function settleTurn(options: {
   readonly reply: string;
   readonly step?: number;
   readonly earlier?: readonly EarlierSettlement[];
+  /** Awaited after the continuity call, before any write (the turn's commit is stored); rejects → nothing is written. */
+  readonly writable?: Promise<unknown>;
   /** Told of a settlement the store applied as a plain append (the growing documents' indexes follow it without re-reading). */
   readonly onAppended?: (settlement: TreeSettlement, revision: number) => void;
 }): Promise<TurnSettlement> {
@@ -63,6 +68,7 @@ export async function settleTurn(options: {
   const earlier = options.earlier ?? [];
   const marker = settleMarker(env.turnId, options.step ?? 0);
   const { appends, mode } = await continuityAppends(env, manifest, files, reply);
+  if (options.writable) await options.writable;
   if (Object.keys(appends).length === 0 && earlier.length === 0) {
     return { marker, applied: false, revision: -1, mode, files: [] };
   }

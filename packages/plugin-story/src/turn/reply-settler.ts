@@ -1,4 +1,4 @@
-import type { CommittedTurn, TreeSettlement, TreeSnapshot, TreeStore, TurnContext } from '@troupe/kernel';
+import type { CommittingTurn, TreeSettlement, TreeSnapshot, TreeStore, TurnContext } from '@troupe/kernel';
 import { inject, injectable } from '@troupe/kernel/di';
 import { describeError } from '@troupe/kernel/util';
 import * as z from 'zod';
@@ -43,11 +43,14 @@ export class StoryReplySettler {
   }
 
   /**
-   * Runs after a committed turn.
-   * @param turn - the committed turn
+   * Runs for a committed turn from the moment its reply is final (registered `duringCommit`): the
+   * continuity call overlaps the storing of the commit, and the workspace is written only once the
+   * commit is stored. What it reads from the session log before then (the turn's workspace record,
+   * an earlier attempt's settlement) was written before this commit.
+   * @param turn - the turn being committed (or finished later from the log)
    * @param ctx - the turn context
    */
-  async postReview(turn: CommittedTurn, ctx: TurnContext): Promise<void> {
+  async postReview(turn: CommittingTurn, ctx: TurnContext): Promise<void> {
     const marker = settleMarker(turn.turnId, turn.step);
     // A turn finished later from the log (resumed) has no context values: read its record.
     const selected = ctx.get(turnWorkspaceKey) ?? TurnWorkspaceSchema.safeParse((await ctx.events.findLatest({ type: STORY_EVENTS.turnWorkspace, key: marker }))?.data).data;
@@ -69,7 +72,8 @@ export class StoryReplySettler {
     // A first step (nearly every turn) has no earlier settlements to look up.
     const earlier = turn.step > 0 ? await earlierSettlements(ctx, turn.turnId, turn.step) : [];
     const onAppended = (settlement: TreeSettlement, revision: number) => this.#indexes.settled(workspaceId, settlement, revision);
-    const result = await settleTurn({ env, trees: this.#trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply, step: turn.step, earlier, onAppended });
+    // Nothing lasting before the commit is stored: it may still fail.
+    const result = await settleTurn({ env, trees: this.#trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply, step: turn.step, earlier, writable: turn.stored, onAppended });
     emit(STORY_EVENTS.settled, { workspaceId, ...result }, marker);
   }
 
