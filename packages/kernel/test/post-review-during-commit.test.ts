@@ -48,7 +48,16 @@ describe('postReview handlers that start during the commit', () => {
       });
     });
     const harness = await createHarness({ plugins: [plugin], model: new ScriptedChatModel(), sessionLog });
-    const running = harness.runTurn({ sessionId: 's', text: 'hi' }, { onEvent: (event) => event.type === 'kernel/turn-committed' && order.push('committed reported') });
+    const reported: string[] = [];
+    const running = harness.runTurn(
+      { sessionId: 's', text: 'hi' },
+      {
+        onEvent: (event) => {
+          reported.push(event.type);
+          if (event.type === 'kernel/turn-committed') order.push('committed reported');
+        },
+      },
+    );
     await during.promise;
     // The handler runs while the commit's append is still held.
     expect(sessionLog.commitStarted).toBe(true);
@@ -60,12 +69,14 @@ describe('postReview handlers that start during the commit', () => {
     // Both continue once the commit is stored (in either order).
     expect(order.slice(2).sort()).toEqual(['after starts with kernel/turn-committed', 'during sees kernel/turn-committed']);
     expect(result.postReviewErrors).toEqual([]);
+    // Live progress hears of what the handler queued during the commit only after "saved".
+    expect(reported).toEqual(['kernel/turn-committed', 'overlap/early', 'kernel/post-review-done']);
     expect(await types(sessionLog, 's')).toEqual(['kernel/turn-committed', 'overlap/early', 'kernel/post-review-done']);
     expect(result.events.map((event) => event.type)).toEqual(['kernel/turn-committed', 'overlap/early', 'kernel/post-review-done']);
     await harness.close();
   });
 
-  it('a commit that fails aborts them, rejects `turn.stored`, and records neither their events nor "done"', async () => {
+  it('a commit that fails aborts them, rejects `turn.stored`, and neither records nor reports their events', async () => {
     const sessionLog = new HeldCommitLog();
     const seen = deferred<{ aborted: boolean; stored: unknown }>();
     const started = deferred();
@@ -82,12 +93,14 @@ describe('postReview handlers that start during the commit', () => {
       });
     });
     const harness = await createHarness({ plugins: [plugin], model: new ScriptedChatModel(), sessionLog });
-    const running = harness.runTurn({ sessionId: 's', text: 'hi', turnId: 't1' });
+    const reported: string[] = [];
+    const running = harness.runTurn({ sessionId: 's', text: 'hi', turnId: 't1' }, { onEvent: (event) => reported.push(event.type) });
     await started.promise;
     const diskFull = new Error('ENOSPC: no space left on device');
     sessionLog.gate.resolve(diskFull);
     expect(await rejectionOf(running)).toBe(diskFull);
     expect(await seen.promise).toEqual({ aborted: true, stored: diskFull });
+    expect(reported).not.toContain('overlap/early');
     // The failure is recorded as for any failed commit; nothing of the handler is.
     expect(await types(sessionLog, 's')).toEqual(['kernel/turn-failed']);
     await harness.close();

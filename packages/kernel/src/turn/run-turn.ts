@@ -162,6 +162,7 @@ export async function runTurn(
     const storing = state.flush();
     const { duringCommit } = services.hooks.postReviewPhases;
     // Handlers registered with `duringCommit` start now, while the commit is being stored.
+    if (duringCommit.length > 0) state.holdReports();
     const postReviewWork =
       duringCommit.length === 0 ? undefined : startPostReview(services, turn, state, storing, { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, usage: actor.usage });
     let commitEvents: readonly SessionEvent[];
@@ -173,6 +174,7 @@ export async function runTurn(
         commitFailure = { error };
         turn.abort(error);
         state.queued = [];
+        state.releaseReports(false);
       }
       throw error;
     }
@@ -180,6 +182,7 @@ export async function runTurn(
     // Live progress hears of the commit only now that it is in the log: a player told "saved"
     // (the web app's Stop turns into "Saved") never loses that reply to a crash a moment later.
     options.onEvent?.({ type: TURN_COMMITTED, data: commit });
+    if (postReviewWork) state.releaseReports(true);
     state.releaseBackground();
     // The turn is durable now: its background work no longer depends on the turn's signal.
     const commitEvent = commitEvents[commitEvents.length - 1];

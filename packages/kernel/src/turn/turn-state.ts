@@ -50,6 +50,8 @@ export class TurnState {
   #turnWritten: Promise<void> | undefined;
   #releaseBackground: (() => void) | undefined;
   #released = false;
+  // Live progress reports held back while the commit is stored (see `holdReports`).
+  #heldReports: { readonly type: string; readonly data: unknown }[] | undefined;
   // The scheduled pass writing the queued events' texts ahead of the flush, if any.
   #ahead: NodeJS.Immediate | undefined;
 
@@ -98,7 +100,28 @@ export class TurnState {
     // Spelled out (no spread of an options-dependent object): one shape per case, built in one step.
     this.queued.push(key === undefined ? { turnId, step, type, ignorable, at, data } : { turnId, step, type, ignorable, at, key, data });
     // The commit is reported once it is stored (see run-turn.ts): a UI shows "saved" only then.
-    if (!options?.quiet) this.init.onQueued?.({ type, data });
+    if (options?.quiet || !this.init.onQueued) return;
+    if (this.#heldReports) this.#heldReports.push({ type, data });
+    else this.init.onQueued({ type, data });
+  }
+
+  /**
+   * Holds the live progress reports of events queued from now on (postReview work that starts
+   * during the commit) until {@link releaseReports}: a UI hears of them after "saved", never of
+   * work for a turn whose commit then fails.
+   */
+  holdReports(): void {
+    this.#heldReports ??= [];
+  }
+
+  /**
+   * Ends {@link holdReports}: reports what was held, in order, or drops it.
+   * @param deliver - false when the commit failed (nothing it held is reported)
+   */
+  releaseReports(deliver: boolean): void {
+    const held = this.#heldReports;
+    this.#heldReports = undefined;
+    if (deliver && held) for (const report of held) this.init.onQueued?.(report);
   }
 
   // Handlers' events (the stage requests and results that make up most of a turn's bytes) get
