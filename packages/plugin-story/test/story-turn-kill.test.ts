@@ -15,7 +15,8 @@ import { storyModel } from './helpers.js';
 // finished the last committed turn, every committed turn is settled exactly once. The child's
 // session log writes slowly, so each commit is stored for longer than the continuity call takes.
 
-const KILLS = process.env.STRESS === '1' ? 120 : 20;
+// 10 in the default run (about 10 s), 120 with STRESS=1.
+const KILLS = process.env.STRESS === '1' ? 120 : 10;
 const LOOP = fileURLToPath(new URL('./fixtures/story-turn-loop.mjs', import.meta.url));
 const SETTLE_MARK = /<!-- troupe:settle story:(\S+?) -->/g;
 
@@ -73,7 +74,7 @@ describe('story turns on storage-fs killed at random moments', () => {
     console.log(`${KILLS} kills: ${beforeFinish.committed.size} turns committed, ${beforeFinish.settled.size} settled before the last finish`);
     expect(uncommittedSettled).toBe(0);
     // The kills landed inside turns (not all during start-up), so the checks above saw some.
-    expect(beforeFinish.committed.size).toBeGreaterThanOrEqual(KILLS / 4);
+    expect(beforeFinish.committed.size).toBeGreaterThanOrEqual(Math.ceil(KILLS / 4));
 
     // The next harness finishes the last committed turn (a turn cut between its commit and its settlement).
     const harness = await createHarness({ trees: storage.trees, sessionLog: storage.sessions, model: storyModel(), plugins: [storyPlugin()] });
