@@ -14,38 +14,17 @@
 // BENCH_BEFORE=<checkout of an older build> runs this same file there too (a copy placed in its
 // tests/storage-bench, so its own packages resolve), alternating before / after for BENCH_ROUNDS
 // rounds (default 2), each in a fresh process.
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { createHarness } from '@troupe/kernel';
 import { selectStoryWorkspace, StoryWorkspaces, storyPlugin } from '@troupe/plugin-story';
 import * as storageFs from '@troupe/storage-fs';
+import { runBeforeAfterIfAsked } from './before-after.mjs';
 import { fixedLatencyModel } from '../../packages/plugin-story/bench/instant-model.mjs';
 
-if (process.env.BENCH_BEFORE) {
-  const self = fileURLToPath(import.meta.url);
-  const copy = join(process.env.BENCH_BEFORE, 'tests', 'storage-bench', `story-phases.ab-${process.pid}.mjs`);
-  copyFileSync(self, copy);
-  try {
-    for (let round = 1; round <= Number(process.env.BENCH_ROUNDS ?? 2); round++) {
-      for (const [label, file] of [
-        ['before', copy],
-        ['after', self],
-      ]) {
-        const env = { ...process.env, BENCH_LABEL: `${label}, round ${round}` };
-        delete env.BENCH_BEFORE;
-        spawnSync(process.execPath, [file], { stdio: 'inherit', env });
-      }
-    }
-  } finally {
-    rmSync(copy, { force: true });
-  }
-  process.exit(0);
-}
+runBeforeAfterIfAsked(import.meta.url);
 
 const L = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const TURNS = Number(process.env.BENCH_TURNS ?? 40);

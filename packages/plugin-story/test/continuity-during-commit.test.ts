@@ -45,15 +45,21 @@ function watchedContinuity(log: HeldCommitLog): { model: ChatModel; started: Pro
   return { model, started };
 }
 
+/** A seeded workspace selected for `s1` on a held-commit log, and a story harness over them. */
+async function heldStory() {
+  const trees = new MemoryTreeStore();
+  const sessionLog = new HeldCommitLog();
+  const workspaces = await seedWorkspace(trees);
+  await selectStoryWorkspace(sessionLog, 's1', 'tale');
+  const before = await workspaces.read('tale');
+  const { model, started } = watchedContinuity(sessionLog);
+  const harness = await createHarness({ trees, sessionLog, model, plugins: [storyPlugin()] });
+  return { sessionLog, workspaces, before, started, harness };
+}
+
 describe('continuity during the commit', () => {
   it('its model call starts while the commit is stored; the workspace is settled only after', async () => {
-    const trees = new MemoryTreeStore();
-    const sessionLog = new HeldCommitLog();
-    const workspaces = await seedWorkspace(trees);
-    await selectStoryWorkspace(sessionLog, 's1', 'tale');
-    const before = await workspaces.read('tale');
-    const { model, started } = watchedContinuity(sessionLog);
-    const harness = await createHarness({ trees, sessionLog, model, plugins: [storyPlugin()] });
+    const { sessionLog, workspaces, before, started, harness } = await heldStory();
     const turn = harness.runTurn({ sessionId: 's1', text: 'I open the tavern door', turnId: 't1' });
     expect(await started).toBe(true);
     // Continuity has answered by now (the scripted model answers at once): still nothing written.
@@ -75,13 +81,7 @@ describe('continuity during the commit', () => {
   });
 
   it('a commit that fails leaves the workspace untouched and logs no settlement', async () => {
-    const trees = new MemoryTreeStore();
-    const sessionLog = new HeldCommitLog();
-    const workspaces = await seedWorkspace(trees);
-    await selectStoryWorkspace(sessionLog, 's1', 'tale');
-    const before = await workspaces.read('tale');
-    const { model, started } = watchedContinuity(sessionLog);
-    const harness = await createHarness({ trees, sessionLog, model, plugins: [storyPlugin()] });
+    const { sessionLog, workspaces, before, started, harness } = await heldStory();
     const turn = harness.runTurn({ sessionId: 's1', text: 'I open the tavern door', turnId: 't1' }).catch((error: unknown) => error);
     expect(await started).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 20));
