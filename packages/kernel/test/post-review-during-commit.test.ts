@@ -31,6 +31,7 @@ describe('postReview handlers that start during the commit', () => {
     const order: string[] = [];
     let released = false;
     const during = deferred();
+    const afterStarted = deferred();
     const plugin = testPlugin('overlap', (ctx) => {
       ctx.hooks.postReview({
         duringCommit: true,
@@ -41,10 +42,13 @@ describe('postReview handlers that start during the commit', () => {
           turnCtx.events.append('overlap/early', { reply: turn.reply });
           const commit = await turn.stored;
           order.push(`during sees ${commit.type}`);
+          // postReview handlers run side by side: the other one starts while this one still runs.
+          await afterStarted.promise;
         },
       });
       ctx.hooks.postReview((turn) => {
         order.push(`after starts with ${turn.commitEvent.type}`);
+        afterStarted.resolve();
       });
     });
     const harness = await createHarness({ plugins: [plugin], model: new ScriptedChatModel(), sessionLog });

@@ -240,8 +240,8 @@ interface PostReviewOutcome {
 
 /**
  * Starts a turn's postReview work while its commit is being stored (`storing`): the `duringCommit`
- * handlers at once, the others once the commit is stored, then `kernel/post-review-done` with
- * what they all queued. Rejects with the storage failure when the commit fails (the caller aborts
+ * handlers at once, the others once the commit is stored (beside those still running), then
+ * `kernel/post-review-done` with what they all queued (failures: the `duringCommit` handlers' first). Rejects with the storage failure when the commit fails (the caller aborts
  * the turn then, which stops the handlers that started).
  */
 function startPostReview(
@@ -263,7 +263,10 @@ function startPostReview(
       early.catch(noop); // awaited below, unless the commit fails first
       const commitEvent = await stored;
       const { stored: _stored, ...rest } = turnSoFar;
-      const errors = (await early).concat(await runIsolated(afterCommit, { ...rest, commitEvent }, state, services.runner));
+      // The other handlers start now and run beside those still running (postReview is parallel).
+      const later = runIsolated(afterCommit, { ...rest, commitEvent }, state, services.runner);
+      const [earlyErrors, laterErrors] = await Promise.all([early, later]);
+      const errors = earlyErrors.concat(laterErrors);
       // Written with the handlers' own events, so "done" and what they recorded land together.
       state.queue(POST_REVIEW_DONE, { failed: errors.length }, { key: postReviewDoneKey(fields.turnId, fields.step) });
       const laterEvents = await state.flush();
