@@ -110,6 +110,32 @@ describe('postReview handlers that start during the commit', () => {
     await harness.close();
   });
 
+  it('a commit that fails after close() cut them short is still recorded as a failure', async () => {
+    const sessionLog = new HeldCommitLog();
+    const started = deferred();
+    const plugin = testPlugin('overlap', (ctx) => {
+      ctx.hooks.postReview({
+        duringCommit: true,
+        handler: async (turn, turnCtx) => {
+          started.resolve();
+          await new Promise((_resolve, reject) => turnCtx.signal.addEventListener('abort', () => reject(turnCtx.signal.reason)));
+          await turn.stored;
+        },
+      });
+    });
+    const harness = await createHarness({ plugins: [plugin], model: new ScriptedChatModel(), sessionLog });
+    const running = rejectionOf(harness.runTurn({ sessionId: 's', text: 'hi', turnId: 't1' }));
+    await started.promise;
+    // The close grace ends while the commit is still held: the handler is interrupted.
+    const closing = harness.close({ timeoutMs: 10 });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    const diskFull = new Error('ENOSPC: no space left on device');
+    sessionLog.gate.resolve(diskFull);
+    expect(await running).toBe(diskFull);
+    await closing;
+    expect(await types(sessionLog, 's')).toEqual(['kernel/turn-failed']);
+  });
+
   it('a turn finished later from the log hands them the stored commit at once', async () => {
     const sessionLog = new MemorySessionLog();
     const crashed = await createHarness({ model: new ScriptedChatModel(), sessionLog });

@@ -91,7 +91,7 @@ export async function runTurn(
   const step = input.step ?? 0;
   const scenario: Scenario = { ...services.scenario, ...input.scenario };
   let committed = false;
-  let commitFailure: { readonly error: unknown } | undefined;
+  let commitFailed = false;
   let state: TurnState | undefined;
   const deadline = services.deadlines.arm(turn);
   try {
@@ -171,7 +171,7 @@ export async function runTurn(
     } catch (error) {
       if (postReviewWork) {
         // The turn does not commit: what started during the commit stops, and nothing it queued is written.
-        commitFailure = { error };
+        commitFailed = true;
         turn.abort(error);
         state.queued = [];
         state.releaseReports(false);
@@ -210,8 +210,9 @@ export async function runTurn(
     if (actor.reasoning) result.reasoning = actor.reasoning;
     return result;
   } catch (error) {
-    // A commit that failed aborted the turn itself (to stop what started during it): a failure.
-    if (turn.aborted && !(commitFailure && turn.reason === commitFailure.error)) {
+    // A commit that failed is a failure even though the turn is aborted (to stop what started
+    // during it), whether by that failure or by close() cutting that work short first.
+    if (turn.aborted && !commitFailed) {
       if (!committed) for (const task of state?.startedTasks ?? []) task.abort(turn.reason);
       // Ran out of time (not cancelled by the caller): a failure like any other, recorded and coded.
       if (deadline.fired && !committed && !options.signal?.aborted) {
