@@ -1,4 +1,4 @@
-import { createHarness, type NewSessionEvent, type SessionEvent } from '@troupe/kernel';
+import { createHarness, type DuringCommitEntry, type NewSessionEvent, type SessionEvent } from '@troupe/kernel';
 import { MemorySessionLog, ScriptedChatModel } from '@troupe/kernel/testing';
 import { describe, expect, it } from 'vitest';
 import { deferred, rejectionOf, testPlugin } from './helpers.js';
@@ -24,6 +24,9 @@ class HeldCommitLog extends MemorySessionLog {
 }
 
 const types = async (log: MemorySessionLog, sessionId: string) => (await log.read(sessionId)).map((event) => event.type);
+
+/** A plugin with one postReview handler registered `duringCommit`. */
+const overlapPlugin = (handler: DuringCommitEntry['handler']) => testPlugin('overlap', (ctx) => ctx.hooks.postReview({ duringCommit: true, handler }));
 
 describe('postReview handlers that start during the commit', () => {
   it('start before the commit is stored, see it stored through `turn.stored`, and their events follow it', async () => {
@@ -84,17 +87,12 @@ describe('postReview handlers that start during the commit', () => {
     const sessionLog = new HeldCommitLog();
     const seen = deferred<{ aborted: boolean; stored: unknown }>();
     const started = deferred();
-    const plugin = testPlugin('overlap', (ctx) => {
-      ctx.hooks.postReview({
-        duringCommit: true,
-        handler: async (turn, turnCtx) => {
-          started.resolve();
-          turnCtx.events.append('overlap/early', {});
-          const stored = await rejectionOf(turn.stored);
-          seen.resolve({ aborted: turnCtx.signal.aborted, stored });
-          turnCtx.events.append('overlap/too-late', {});
-        },
-      });
+    const plugin = overlapPlugin(async (turn, turnCtx) => {
+      started.resolve();
+      turnCtx.events.append('overlap/early', {});
+      const stored = await rejectionOf(turn.stored);
+      seen.resolve({ aborted: turnCtx.signal.aborted, stored });
+      turnCtx.events.append('overlap/too-late', {});
     });
     const harness = await createHarness({ plugins: [plugin], model: new ScriptedChatModel(), sessionLog });
     const reported: string[] = [];
@@ -113,15 +111,10 @@ describe('postReview handlers that start during the commit', () => {
   it('a commit that fails after close() cut them short is still recorded as a failure', async () => {
     const sessionLog = new HeldCommitLog();
     const started = deferred();
-    const plugin = testPlugin('overlap', (ctx) => {
-      ctx.hooks.postReview({
-        duringCommit: true,
-        handler: async (turn, turnCtx) => {
-          started.resolve();
-          await new Promise((_resolve, reject) => turnCtx.signal.addEventListener('abort', () => reject(turnCtx.signal.reason)));
-          await turn.stored;
-        },
-      });
+    const plugin = overlapPlugin(async (turn, turnCtx) => {
+      started.resolve();
+      await new Promise((_resolve, reject) => turnCtx.signal.addEventListener('abort', () => reject(turnCtx.signal.reason)));
+      await turn.stored;
     });
     const harness = await createHarness({ plugins: [plugin], model: new ScriptedChatModel(), sessionLog });
     const running = rejectionOf(harness.runTurn({ sessionId: 's', text: 'hi', turnId: 't1' }));
@@ -142,13 +135,8 @@ describe('postReview handlers that start during the commit', () => {
     await crashed.runTurn({ sessionId: 's', text: 'first', turnId: 't1' });
     await crashed.close();
     const stored: string[] = [];
-    const plugin = testPlugin('overlap', (ctx) => {
-      ctx.hooks.postReview({
-        duringCommit: true,
-        handler: async (turn) => {
-          stored.push(`${turn.turnId}${turn.resumed ? ' (resumed)' : ''}: ${(await turn.stored).type}`);
-        },
-      });
+    const plugin = overlapPlugin(async (turn) => {
+      stored.push(`${turn.turnId}${turn.resumed ? ' (resumed)' : ''}: ${(await turn.stored).type}`);
     });
     const harness = await createHarness({ plugins: [plugin], model: new ScriptedChatModel(), sessionLog });
     expect(await harness.finishCommittedTurn('s')).toBe(true);
