@@ -45,8 +45,9 @@ export class HookRegistry {
     if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
       throw new KernelError('KERNEL_PLUGIN_INVALID', `Plugin "${plugin}" gave ${hook} a timeout that is not a positive number`, { plugin, hook });
     }
-    const duringCommit = 'duringCommit' in options && options.duringCommit !== undefined && options.duringCommit !== false;
-    if (duringCommit && (hook !== 'postReview' || options.duringCommit !== true)) {
+    const requested = (options as { readonly duringCommit?: unknown }).duringCommit;
+    const duringCommit = requested !== undefined && requested !== false;
+    if (duringCommit && (hook !== 'postReview' || requested !== true)) {
       throw new KernelError(
         'KERNEL_PLUGIN_INVALID',
         hook === 'postReview'

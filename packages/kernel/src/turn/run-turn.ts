@@ -8,8 +8,8 @@ import { describeError, KernelError } from '../errors.js';
 import type { HarnessOptions, RunTurnOptions, TurnResult } from '../harness/harness-options.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { runIsolated, runSeries, runWaterfall, type HookRunnerSettings } from '../hooks/hook-runner.js';
-import type { CommittedTurn, CommittingTurn, PreparedActorPrompt } from '../hooks/hook-types.js';
-import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatUsage, ModelRegistry } from '../ports/chat-model.js';
+import type { CommittedTurn, PreparedActorPrompt } from '../hooks/hook-types.js';
+import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelRegistry } from '../ports/chat-model.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { SessionEvent, SessionLog } from '../ports/session-log.js';
@@ -160,11 +160,14 @@ export async function runTurn(
     const commit = commitData(input.text, reviewed.text, continuation, actor);
     state.queue(TURN_COMMITTED, commit, COMMIT_OPTIONS);
     const storing = state.flush();
-    const { duringCommit } = services.hooks.postReviewPhases;
+    // What postReview handlers see of the turn, the commit event aside (added once it is stored).
+    const turnFields: Omit<CommittedTurn, 'commitEvent'> = actor.usage
+      ? { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, usage: actor.usage }
+      : { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared };
+    const { duringCommit, afterCommit } = services.hooks.postReviewPhases;
     // Handlers registered with `duringCommit` start now, while the commit is being stored.
     if (duringCommit.length > 0) state.holdReports();
-    const postReviewWork =
-      duringCommit.length === 0 ? undefined : startPostReview(services, turn, state, storing, { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, usage: actor.usage });
+    const postReviewWork = duringCommit.length === 0 ? undefined : startPostReview(services, turn, state, storing, turnFields);
     let commitEvents: readonly SessionEvent[];
     try {
       commitEvents = await storing;
@@ -185,26 +188,18 @@ export async function runTurn(
     if (postReviewWork) state.releaseReports(true);
     state.releaseBackground();
     // The turn is durable now: its background work no longer depends on the turn's signal.
-    const commitEvent = commitEvents[commitEvents.length - 1];
-    if (!commitEvent) throw new Error('session log returned no events for the commit');
+    const commitEvent = lastEvent(commitEvents);
 
-    const postReview = services.hooks.get('postReview');
-    const committedTurn: CommittedTurn = actor.usage
-      ? { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, commitEvent, usage: actor.usage }
-      : { turnId, sessionId: input.sessionId, step, input: input.text, reply: reviewed.text, prepared, commitEvent };
     const committedState = state;
     const { postReviewErrors, laterEvents } = postReviewWork
       ? await postReviewWork
-      : postReview.length === 0
+      : afterCommit.length === 0
         ? { postReviewErrors: [], laterEvents: await state.flush() }
-        : await services.committedWork.run(turn, async () => {
-            const errors = await runIsolated(postReview, committedTurn, committedState, services.runner);
-            // Written with the handlers' own events, so "done" and what they recorded land together.
-            committedState.queue(POST_REVIEW_DONE, { failed: errors.length }, { key: postReviewDoneKey(turnId, step) });
-            const laterEvents = await committedState.flush();
-            services.finishedCommits.mark(input.sessionId, commitEvent);
-            return { postReviewErrors: errors, laterEvents };
-          }, POST_REVIEW_PROBE_JOBS);
+        : await services.committedWork.run(
+            turn,
+            async () => recordPostReviewDone(services, committedState, turnFields, commitEvent, await runIsolated(afterCommit, { ...turnFields, commitEvent }, committedState, services.runner)),
+            POST_REVIEW_PROBE_JOBS,
+          );
     const result: Mutable<TurnResult> = { turnId, sessionId: input.sessionId, step, reply: reviewed.text, prepared, events: commitEvents.concat(laterEvents), postReviewErrors };
     if (actor.usage) result.usage = actor.usage;
     if (actor.reasoning) result.reasoning = actor.reasoning;
@@ -242,42 +237,50 @@ interface PostReviewOutcome {
 /**
  * Starts a turn's postReview work while its commit is being stored (`storing`): the `duringCommit`
  * handlers at once, the others once the commit is stored (beside those still running), then
- * `kernel/post-review-done` with what they all queued (failures: the `duringCommit` handlers' first). Rejects with the storage failure when the commit fails (the caller aborts
- * the turn then, which stops the handlers that started).
+ * `kernel/post-review-done` with what they all queued (failures: the `duringCommit` handlers'
+ * first). Rejects with the storage failure when the commit fails (the caller aborts the turn then,
+ * which stops the handlers that started).
  */
 function startPostReview(
   services: TurnServices,
   turn: LazyAbortController,
   state: TurnState,
   storing: Promise<readonly SessionEvent[]>,
-  committing: Omit<CommittingTurn, 'stored' | 'usage'> & { readonly usage: ChatUsage | undefined },
+  fields: Omit<CommittedTurn, 'commitEvent'>,
 ): Promise<PostReviewOutcome> {
   const stored = storing.then(lastEvent);
   stored.catch(noop); // a handler that never looks at `stored` leaves no unhandled rejection
-  const { usage, ...fields } = committing;
-  const turnSoFar: CommittingTurn = usage ? { ...fields, usage, stored } : { ...fields, stored };
   const { duringCommit, afterCommit } = services.hooks.postReviewPhases;
   const work = services.committedWork.run(
     turn,
     async () => {
-      const early = Promise.resolve(runIsolated(duringCommit, turnSoFar, state, services.runner));
+      const early = Promise.resolve(runIsolated(duringCommit, { ...fields, stored }, state, services.runner));
       early.catch(noop); // awaited below, unless the commit fails first
       const commitEvent = await stored;
-      const { stored: _stored, ...rest } = turnSoFar;
       // The other handlers start now and run beside those still running (postReview is parallel).
-      const later = runIsolated(afterCommit, { ...rest, commitEvent }, state, services.runner);
+      const later = runIsolated(afterCommit, { ...fields, commitEvent }, state, services.runner);
       const [earlyErrors, laterErrors] = await Promise.all([early, later]);
-      const errors = earlyErrors.concat(laterErrors);
-      // Written with the handlers' own events, so "done" and what they recorded land together.
-      state.queue(POST_REVIEW_DONE, { failed: errors.length }, { key: postReviewDoneKey(fields.turnId, fields.step) });
-      const laterEvents = await state.flush();
-      services.finishedCommits.mark(fields.sessionId, commitEvent);
-      return { postReviewErrors: errors, laterEvents };
+      return recordPostReviewDone(services, state, fields, commitEvent, earlyErrors.concat(laterErrors));
     },
     POST_REVIEW_PROBE_JOBS,
   );
   work.catch(noop); // the turn rethrows the commit's failure itself
   return work;
+}
+
+/** Queues `kernel/post-review-done` after the handlers' own events, writes them, and remembers the commit as finished. */
+async function recordPostReviewDone(
+  services: TurnServices,
+  state: TurnState,
+  fields: Pick<CommittedTurn, 'turnId' | 'sessionId' | 'step'>,
+  commitEvent: SessionEvent,
+  errors: readonly KernelError[],
+): Promise<PostReviewOutcome> {
+  // Written with the handlers' own events, so "done" and what they recorded land together.
+  state.queue(POST_REVIEW_DONE, { failed: errors.length }, { key: postReviewDoneKey(fields.turnId, fields.step) });
+  const laterEvents = await state.flush();
+  services.finishedCommits.mark(fields.sessionId, commitEvent);
+  return { postReviewErrors: errors, laterEvents };
 }
 
 function lastEvent(events: readonly SessionEvent[]): SessionEvent {
