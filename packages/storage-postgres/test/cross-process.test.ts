@@ -27,9 +27,15 @@ describePg('several processes on one database', () => {
       );
       let failed = false;
       running.catch(() => (failed = true));
-      while (!failed && (await readdir(barrier)).length < WORKERS) await new Promise((resolve) => setTimeout(resolve, 5));
-      await writeFile(join(barrier, 'go'), '');
-      const outputs = await running.finally(() => rm(barrier, { recursive: true, force: true }));
+      let outputs: string[];
+      try {
+        while (!failed && (await readdir(barrier)).length < WORKERS) await new Promise((resolve) => setTimeout(resolve, 5));
+        await writeFile(join(barrier, 'go'), '');
+        outputs = await running;
+      } finally {
+        // Also when waiting at the barrier failed: no temp folder is left behind.
+        await rm(barrier, { recursive: true, force: true });
+      }
       const conflicts = outputs.reduce((sum, output) => sum + (JSON.parse(output) as { conflicts: number }).conflicts, 0);
       const { revision, files } = await storage.trees.read('shared');
       expect(revision).toBe(1 + WORKERS * COMMITS);
