@@ -51,6 +51,24 @@ describePg('several processes on one database', () => {
     }
   });
 
+  it('a worker left waiting at the barrier stops when the test gives up (the barrier folder is removed) instead of waiting forever', async () => {
+    const storage = await freshStorage();
+    const barrier = await mkdtemp(join(tmpdir(), 'troupe-barrier-'));
+    try {
+      await storage.trees.create('shared', { 'log.md': '' });
+      const running = runFixture('commit-worker.mjs', [pgUrl, storage.schema, 'shared', '0', '1', barrier]);
+      running.catch(() => undefined);
+      while ((await readdir(barrier)).length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      await rm(barrier, { recursive: true, force: true });
+      await expect(running).rejects.toThrow(/barrier folder is gone/);
+      // It committed nothing.
+      expect((await storage.trees.read('shared')).revision).toBe(1);
+    } finally {
+      await rm(barrier, { recursive: true, force: true });
+      await storage.cleanup();
+    }
+  });
+
   it(`a writer killed with SIGKILL mid-commit leaves the old or the new revision, never a mix (${KILLS} kills)`, async () => {
     const storage = await freshStorage();
     try {
