@@ -233,4 +233,27 @@ describe.runIf(RUN_BROWSER_TESTS)('chat controls in headless Chromium', () => {
     });
     expect(focused).toEqual({ testId: 'chat-continue', outline: 'solid', width: '2px' });
   });
+
+  it('branches a new chat from an earlier reply: it opens with the chat up to there, and the old chat keeps all of it', async () => {
+    const parent = 'controls-branch';
+    const lines = () => page.getByTestId('user-line').locator('.message-body').allTextContents();
+    // A page of its own: a hash change alone does not switch an open page's session.
+    page = await fx.browser.context.newPage();
+    await page.goto(`${fx.server.url}/#session=${parent}`);
+    for (const line of ['分支前一。', '分支前二。', '分支后。']) await sendWithEnter(line);
+    const exchanges = page.locator('.messages > .exchange');
+    await exchanges.nth(1).getByTestId('reply-row').getByTestId('reply-branch').click();
+    // The page switches to the new session, which shows the first two exchanges only.
+    await expect.poll(() => page.evaluate(() => location.hash), POLL).toMatch(/^#session=branch-[0-9a-f]{12}$/);
+    await expect.poll(() => lines(), POLL).toEqual(['分支前一。', '分支前二。']);
+    const branch = (await page.evaluate(() => location.hash)).slice('#session='.length);
+    // Playing on in the branch leaves the old chat as it was.
+    await sendWithEnter('分支里的新一句。');
+    const inputsOf = async (id: string) => ((await (await fetch(`${fx.server.url}/api/sessions/${id}/messages`)).json()) as { messages: Message[] }).messages.map((m) => m.input);
+    expect(await inputsOf(branch)).toEqual(['分支前一。', '分支前二。', '分支里的新一句。']);
+    expect(await inputsOf(parent)).toEqual(['分支前一。', '分支前二。', '分支后。']);
+    // The old chat is one pick away in the session list.
+    await page.getByTestId('session-select').selectOption(parent);
+    await expect.poll(() => lines(), POLL).toEqual(['分支前一。', '分支前二。', '分支后。']);
+  });
 });

@@ -1,9 +1,12 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
+import { branchSession } from '../branch/branch-session.js';
 import type { Demo } from '../compose.js';
+import type { BranchView } from '../wire/chat.js';
 import { jsonBody, param, SessionIdSchema, TurnIdSchema } from './validation.js';
 
 const SelectSchema = z.object({ step: z.int().min(0) }).strict();
+const BranchSchema = z.object({ to: SessionIdSchema.optional() }).strict();
 const EditSchema = z.object({ step: z.int().min(0).optional(), input: z.string().optional(), reply: z.string().optional() }).strict();
 
 /**
@@ -11,7 +14,10 @@ const EditSchema = z.object({ step: z.int().min(0).optional(), input: z.string()
  * (`PATCH …/turns/:turnId`) and delete-from (`DELETE …/turns/:turnId`: this turn and every later
  * one). Each appends a kernel event through the harness, so the next turn's actor reads the result;
  * bad requests answer with the kernel's codes (400 `KERNEL_CHAT_CONTROL_INVALID`, 404
- * `KERNEL_TURN_NOT_FOUND` / `KERNEL_STEP_NOT_FOUND`).
+ * `KERNEL_TURN_NOT_FOUND` / `KERNEL_STEP_NOT_FOUND`). Branch (`POST …/turns/:turnId/branch`, body
+ * `{}` or `{to}`) makes a new session holding the chat up to and including that exchange, as shown
+ * now (see `branchSession`): 201 with the new `sessionId`, its `messages`, `chatId` (a library
+ * chat's copy, else null) and the `dio` fork outcomes; 409 `SESSION_EXISTS` when `to` is taken.
  * @param demo - the composed demo
  * @returns the routes (mounted at `/api/sessions`)
  */
@@ -30,6 +36,15 @@ export function chatControlRoutes(demo: Demo): Hono {
     const turnId = param(c, 'turnId', TurnIdSchema);
     const edit = await jsonBody(c, EditSchema);
     return c.json({ sessionId, turn: await demo.harness.editTurn({ sessionId, turnId, ...edit }) });
+  });
+
+  app.post('/:sessionId/turns/:turnId/branch', async (c) => {
+    const sessionId = param(c, 'sessionId', SessionIdSchema);
+    const turnId = param(c, 'turnId', TurnIdSchema);
+    const { to } = await jsonBody(c, BranchSchema);
+    const branch = await branchSession(demo, { sessionId, turnId, ...(to === undefined ? {} : { to }) });
+    const view: BranchView = { sessionId: branch.sessionId, from: sessionId, messages: branch.exchanges, chatId: branch.chat?.id ?? null, dio: branch.dio };
+    return c.json(view, 201);
   });
 
   app.delete('/:sessionId/turns/:turnId', async (c) => {

@@ -1,7 +1,8 @@
 import type { ChatRole, CommittedTurnRecord } from '@troupe/kernel';
 import type { ActivatedEventData, ActivatedEventEntry, SkippedEntry } from '@troupe/plugin-lorebook';
 import type { CharacterEntry, PipelineSettings, SectionEntry, SourceEntry, StoryManifest } from '@troupe/plugin-story';
-import type { ChatExchange } from '../wire/chat.js';
+import type { ForkOutcome } from '@troupe/plugin-dio';
+import type { BranchDioOutcome, ChatExchange } from '../wire/chat.js';
 import type { FiredLoreEntry, LoreActivation, LoreSkippedEntry } from '../wire/lore.js';
 import type { PromptRole } from '../wire/prompt.js';
 import type * as Wire from '../wire/story.js';
@@ -36,6 +37,8 @@ export type LoreSkippedEntryConforms = Assert<Equals<LoreSkippedEntry, SkippedEn
 export type PromptRoleConforms = Assert<Equals<PromptRole, ChatRole>>;
 /** An exchange of `GET /api/sessions/:id/messages` is the kernel's committed turn. */
 export type ChatExchangeConforms = Assert<Equals<ChatExchange, CommittedTurnRecord>>;
+/** A branch's DIO outcome is plugin-dio's `ForkOutcome`. */
+export type BranchDioOutcomeConforms = Assert<Equals<BranchDioOutcome, ForkOutcome>>;
 /** The turn stream's `result` is what the browser reads. */
 export type TurnResultConforms = Assert<Fits<TurnResultView, WireTurnResultView>>;
 /** The manifest entries are plugin-story's. */

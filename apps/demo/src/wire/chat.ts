@@ -22,6 +22,20 @@ export interface ChatExchange extends ChatStep {
   readonly turnId: string;
   readonly steps: readonly ChatStep[];
 }
+/** What happened to one DIO conversation on a branch: forked (with how many requirements), or why not. */
+export type BranchDioOutcome =
+  | { readonly targetPromptId: string; readonly status: 'forked'; readonly requirements: number; readonly versionId?: string }
+  | { readonly targetPromptId: string; readonly status: 'degraded'; readonly reason: 'unsupported' | 'failed'; readonly code: string; readonly message: string };
+
+/** `POST /api/sessions/:id/turns/:turnId/branch`: the new session, its exchanges, its chat (a library chat's copy) and the DIO forks. */
+export interface BranchView {
+  readonly sessionId: string;
+  readonly from: string;
+  readonly messages: readonly ChatExchange[];
+  readonly chatId: string | null;
+  readonly dio: readonly BranchDioOutcome[];
+}
+
 /** A row of `GET /api/sessions`. */
 export interface SessionSummary {
   readonly id: string;

@@ -11,7 +11,7 @@ import { PresetsView } from './library/PresetsView.js';
 import { initialSessionId, newSessionId, rememberSessionId } from './session-id.js';
 import { StoryPanel } from './story/StoryPanel.js';
 import { ThemeToggle } from './theme/ThemeToggle.js';
-import type { SessionSummary } from '../../src/wire/chat.js';
+import type { BranchView, SessionSummary } from '../../src/wire/chat.js';
 
 type SideTab = 'story' | 'dio' | 'lore';
 type View = 'chat' | 'characters' | 'presets' | 'personas' | 'model';
@@ -67,6 +67,16 @@ export function App() {
   const known = sessions.some((s) => s.id === sessionId) || chat !== null;
   const plainSessions = sessions.filter((s) => !chats.some((c) => c.id === s.id));
   const onChatChange = (next: LibraryChat) => setChats((list) => list.map((c) => (c.id === next.id ? next : c)));
+  // A branch opens at once; a library chat's copy is fetched first so the chat header shows it.
+  const onBranched = async (branch: BranchView) => {
+    if (branch.chatId !== null) {
+      const copy = await api<LibraryChat>('GET', `/api/chats/${branch.chatId}`);
+      setChats((list) => [copy, ...list.filter((c) => c.id !== copy.id)]);
+    }
+    setSessionId(branch.sessionId);
+    setView('chat');
+    refreshSessions();
+  };
   const onChatStarted = (next: LibraryChat) => {
     setChats((list) => [next, ...list]);
     setSessionId(next.id);
@@ -145,7 +155,7 @@ export function App() {
         </main>
       )}
       <main className="layout" hidden={view !== 'chat'}>
-        <ChatView sessionId={sessionId} storyId={storyId} onTurn={onTurn} chat={chat} onChatChange={onChatChange} offline={offline} libraryVersion={libraryVersion} />
+        <ChatView sessionId={sessionId} storyId={storyId} onTurn={onTurn} chat={chat} onChatChange={onChatChange} offline={offline} libraryVersion={libraryVersion} onBranched={onBranched} />
         <aside className="side">
           <div className="tabs" role="tablist">
             <button type="button" role="tab" aria-selected={tab === 'story'} onClick={() => setTab('story')}>

@@ -2,10 +2,10 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiFailure, api, playTurn, type TurnHandlers } from '../api.js';
 import type { ChatView as LibraryChat } from '../../../src/wire/library.js';
 import { useTokenCounts } from '../prompt/use-token-counts.js';
-import type { ChatExchange } from '../../../src/wire/chat.js';
+import type { BranchView, ChatExchange } from '../../../src/wire/chat.js';
 import type { PreparedMessage, TurnResultView } from '../../../src/wire/turn-stream.js';
 import { ChatHeader } from './ChatHeader.js';
-import { continueReply, editTurn, loadMessages, regenerateReply, removeTurnsFrom, selectStep } from './chat-controls-api.js';
+import { branchFrom, continueReply, editTurn, loadMessages, regenerateReply, removeTurnsFrom, selectStep } from './chat-controls-api.js';
 import { ExchangeView } from './ExchangeView.js';
 import { GreetingMessage } from './GreetingMessage.js';
 import { type PendingReply, StreamingExchange } from './StreamingExchange.js';
@@ -25,6 +25,8 @@ interface Props {
   readonly offline: boolean;
   /** Changes when the preset or persona lists may have changed (the header reloads them). */
   readonly libraryVersion: number;
+  /** A branch of this chat was made: the page switches to it. */
+  readonly onBranched: (branch: BranchView) => Promise<void>;
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -33,7 +35,7 @@ const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
  * The chat: past exchanges with their controls (swipe, regenerate, edit, delete, copy), the running
  * turn with streamed stage progress and reply, and the input with Send, Continue and Stop.
  */
-export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offline, libraryVersion }: Props) {
+export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offline, libraryVersion, onBranched }: Props) {
   const [exampleSpeaker, setSpeaker] = useState('');
   const speaker = chat?.character?.displayName ?? exampleSpeaker;
   const [messages, setMessages] = useState<readonly ChatExchange[]>([]);
@@ -192,6 +194,13 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     });
   };
 
+  const branch = (exchange: ChatExchange) => {
+    if (busy) return;
+    void control(async () => {
+      await onBranched(await branchFrom(sessionId, exchange.turnId));
+    });
+  };
+
   /** ← / → in the empty input swipe the last reply, as in SillyTavern (→ on its last step generates a new one). */
   const swipeLast = (direction: -1 | 1) => {
     const last = messages.at(-1);
@@ -252,6 +261,7 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
               onRegenerate={() => regenerate(m)}
               onEdit={(change) => edit(m, change)}
               onDelete={(fromReply) => remove(m, fromReply)}
+              onBranch={() => branch(m)}
             />
           ),
         )}

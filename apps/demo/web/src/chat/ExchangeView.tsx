@@ -1,7 +1,7 @@
 import { MessageMeta, TokenCount } from '../prompt/MessageMeta.js';
 import type { MessageTokens } from '../../../src/wire/prompt.js';
 import type { ChatExchange } from '../../../src/wire/chat.js';
-import { RegenerateIcon } from './icons.js';
+import { BranchIcon, RegenerateIcon } from './icons.js';
 import { MessageRow } from './MessageRow.js';
 import { SwipeControls } from './SwipeControls.js';
 
@@ -21,15 +21,18 @@ interface Props {
   readonly onEdit: (edit: { readonly input?: string; readonly reply?: string }) => Promise<boolean>;
   /** Deletes this exchange and every later one; `fromReply`: the player's line goes back to the input box. */
   readonly onDelete: (fromReply: boolean) => void;
+  /** Starts a new chat holding everything up to and including this exchange (this one is kept as it is). */
+  readonly onBranch: () => void;
 }
 
 /**
  * One committed exchange: the player's line and the kept reply, each with its tools; the reply
  * also has its swipes (‹ n / m ›) and, when it is the last one, regenerate. A turn is one line and
  * one reply, so deleting either removes the turn — deleting from the reply gives the player's
- * line back to the input box, so nothing they wrote is lost.
+ * line back to the input box, so nothing they wrote is lost. Branch (on the reply) opens a new
+ * chat that holds everything up to here, leaving this one as it is.
  */
-export function ExchangeView({ exchange, sessionId, tokens, speaker, isLast, fromHereOn, busy, onSwipe, onRegenerate, onEdit, onDelete }: Props) {
+export function ExchangeView({ exchange, sessionId, tokens, speaker, isLast, fromHereOn, busy, onSwipe, onRegenerate, onEdit, onDelete, onBranch }: Props) {
   const position = Math.max(0, exchange.steps.findIndex((candidate) => candidate.step === exchange.step));
   const later = fromHereOn * 2;
   const showSwipes = exchange.steps.length > 1 || isLast;
@@ -77,6 +80,9 @@ export function ExchangeView({ exchange, sessionId, tokens, speaker, isLast, fro
                 <RegenerateIcon />
               </button>
             )}
+            <button type="button" className="tool" data-testid="reply-branch" aria-label="从这里分支出新对话 Branch a new chat from here" title="从这里分支出新对话 Branch a new chat from here" disabled={busy} onClick={onBranch}>
+              <BranchIcon />
+            </button>
           </>
         }
       />

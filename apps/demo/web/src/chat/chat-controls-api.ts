@@ -1,5 +1,5 @@
 import { api, streamTurn, type TurnHandlers } from '../api.js';
-import type { ChatExchange } from '../../../src/wire/chat.js';
+import type { BranchView, ChatExchange } from '../../../src/wire/chat.js';
 import type { TurnResultView } from '../../../src/wire/turn-stream.js';
 
 // The chat controls' calls to the demo API (routes in src/server/chat-control-routes.ts and
@@ -38,6 +38,14 @@ export async function editTurn(sessionId: string, turnId: string, edit: { readon
  */
 export async function removeTurnsFrom(sessionId: string, turnId: string): Promise<string[]> {
   return (await api<{ removed: string[] }>('DELETE', turn(sessionId, turnId))).removed;
+}
+
+/**
+ * Branches a new session from an exchange: the chat up to and including it, as shown now.
+ * @returns the new session (its id, its exchanges, its chat's id when it is a library chat)
+ */
+export async function branchFrom(sessionId: string, turnId: string): Promise<BranchView> {
+  return api<BranchView>('POST', `${turn(sessionId, turnId)}/branch`, {});
 }
 
 /**

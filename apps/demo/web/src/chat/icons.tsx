@@ -50,3 +50,15 @@ export function RegenerateIcon() {
     </Icon>
   );
 }
+
+/** A path forking in two: branch a new chat from here. */
+export function BranchIcon() {
+  return (
+    <Icon>
+      <circle cx="4.5" cy="3.5" r="1.5" />
+      <circle cx="4.5" cy="12.5" r="1.5" />
+      <circle cx="11.5" cy="5.5" r="1.5" />
+      <path d="M4.5 5v6M11.5 7c0 2.5-2 3.5-5.5 4.5" />
+    </Icon>
+  );
+}

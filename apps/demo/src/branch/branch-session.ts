@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { type CommittedTurnRecord, foldCommittedTurns, KernelError, KernelStorageError } from '@troupe/kernel';
+import { validateSessionId, validateTreeId } from '@troupe/kernel/storage';
+import { DioSessionRequirementsToken, type ForkOutcome } from '@troupe/plugin-dio';
+import type { Demo } from '../compose.js';
+import type { Chat } from '../library/chat-library.js';
+import { branchPoint } from './branch-point.js';
+
+/** What to branch: a session, the exchange to branch from, and optionally the new session's id. */
+export interface BranchRequest {
+  readonly sessionId: string;
+  readonly turnId: string;
+  /** The new session's id (default: a fresh `chat-…` for a library chat, else `branch-…`). */
+  readonly to?: string;
+}
+
+/** A branch made by {@link branchSession}. */
+export interface BranchOutcome {
+  /** The new session. */
+  readonly sessionId: string;
+  /** Its exchanges: the parent's up to and including the chosen one, as the parent showed them. */
+  readonly exchanges: readonly CommittedTurnRecord[];
+  /** The new chat, when the parent was a library chat (same character, preset, persona and story). */
+  readonly chat: Chat | undefined;
+  /** What happened to each DIO conversation the branch point had (forked, or why not). */
+  readonly dio: readonly ForkOutcome[];
+}
+
+/**
+ * Branches a session from one of its visible exchanges, as a SillyTavern player branches a chat
+ * from a message: the new session holds the chat up to and including that exchange, exactly as
+ * the player sees it now, and goes on independently; the parent is left as it is.
+ * 1. The log is copied up to the start of the next visible exchange (see `branchPoint`): later
+ *    turns, the DIO requirements they set and anything chosen after them stay out.
+ * 2. Swipes and edits of the copied exchanges made after that point are applied to the branch
+ *    through the harness (as `kernel/step-selected` / `kernel/turn-edited` events), so the branch
+ *    shows each exchange with the step and text the parent shows.
+ * 3. A library chat gets its own chat record (same character, preset, persona, story and greeting).
+ * 4. The DIO conversations the branch point had are forked into the new session (a service that
+ *    cannot fork leaves a `dio/fork-degraded` event; the branch stands either way).
+ * Everything is checked before anything is written: a wrong turn or a taken id writes nothing.
+ * @param demo - the composed demo
+ * @param request - session, exchange and (optionally) the new id
+ * @returns the new session with its exchanges, chat and DIO outcome
+ * @throws {KernelError} KERNEL_TURN_NOT_FOUND when the exchange is not visible in the session (or
+ * the session has no events)
+ * @throws {KernelStorageError} SESSION_EXISTS when `to` is taken (by a session or a chat),
+ * SESSION_INVALID_ID / TREE_INVALID_ID when `to` cannot name a session (or a chat), and what the
+ * session log throws
+ */
+export async function branchSession(demo: Demo, request: BranchRequest): Promise<BranchOutcome> {
+  const log = demo.storage.sessions;
+  const { sessionId, turnId } = request;
+  const point = branchPoint(await log.read(sessionId), turnId);
+  if (!point) throw new KernelError('KERNEL_TURN_NOT_FOUND', `Session "${sessionId}" has no visible turn "${turnId}" (never committed, or removed)`, { details: { sessionId, turnId } });
+  const chat = await demo.library.chats.find(sessionId);
+  const to = request.to ?? (chat ? `chat-${randomBytes(6).toString('hex')}` : `branch-${randomBytes(6).toString('hex')}`);
+  // A chat's id is its session's id: it must suit both, and neither may be taken.
+  validateSessionId(to);
+  if (chat) validateTreeId(to);
+  if ((await log.read(to)).length > 0 || (await demo.library.chats.find(to))) throw new KernelStorageError('SESSION_EXISTS', `Session "${to}" already exists`);
+
+  await log.branch(sessionId, point.atEventId, to);
+  await showAsParent(demo, to, point.shown);
+  const branchChat = chat ? await demo.library.chats.create(chatCopy(chat), to) : undefined;
+  const dio = await demo.harness.resolve(DioSessionRequirementsToken).forkForBranch({ parentSessionId: sessionId, sessionId: to, userId: demo.dio.userId, authorization: demo.dio.authorization });
+  return { sessionId: to, exchanges: [...foldCommittedTurns(await log.read(to)).values()], chat: branchChat, dio };
+}
+
+/** Brings each copied exchange to the step and text the parent shows (swipes and edits made after the cut). */
+async function showAsParent(demo: Demo, sessionId: string, shown: readonly CommittedTurnRecord[]): Promise<void> {
+  const copied = foldCommittedTurns(await demo.storage.sessions.read(sessionId));
+  for (const wanted of shown) {
+    let turn = copied.get(wanted.turnId);
+    // The kept step was committed after the cut (not possible through the app's controls): the branch keeps its own.
+    if (!turn?.steps.some((step) => step.step === wanted.step)) continue;
+    if (turn.step !== wanted.step) turn = await demo.harness.selectStep({ sessionId, turnId: wanted.turnId, step: wanted.step });
+    const input = turn.input === wanted.input ? undefined : wanted.input;
+    const reply = turn.reply === wanted.reply ? undefined : wanted.reply;
+    if (input !== undefined || reply !== undefined) {
+      await demo.harness.editTurn({ sessionId, turnId: wanted.turnId, step: wanted.step, ...(input === undefined ? {} : { input }), ...(reply === undefined ? {} : { reply }) });
+    }
+  }
+}
+
+/** The parent chat's settings for the branch's own chat record (its title marked as a branch). */
+function chatCopy(chat: Chat): Parameters<Demo['library']['chats']['create']>[0] {
+  const { title, characterId, presetId, personaId, storyId, greetingIndex, useCardPrompts } = chat;
+  return { title: `${title} (分支 branch)`.slice(0, 256), characterId, presetId, personaId, storyId, greetingIndex, useCardPrompts };
+}
