@@ -81,6 +81,26 @@ describe('chat command', () => {
     expect(continued.text).toContain('[greeting 2/2]');
   });
 
+  it('session branch of a chat makes a chat of its own: chat --session plays the same character in the branch', async () => {
+    const file = join(dir, 'vess.json');
+    await writeFile(file, JSON.stringify(card));
+    const run = await cli(['Who are you?', 'And the ledger?', '/quit'], 'chat', '--card', file);
+    const chatId = /Chat (chat-[0-9a-f]+):/.exec(run.text)?.[1] ?? '';
+    const demo = await composeDemo({ dataDir: dir, env: {} });
+    let at = '';
+    try {
+      at = (await demo.storage.sessions.read(chatId)).find((event) => event.type === 'kernel/turn-committed')?.id ?? '';
+    } finally {
+      await demo.close();
+    }
+    const branched = await cli([], 'session', 'branch', chatId, '--at', at, '--to', 'vess-branch');
+    expect(branched.code).toBe(0);
+    expect(branched.text).toContain('chat vess-branch: Vess');
+    const played = await cli(['Still keeping it?', '/q'], 'chat', '--session', 'vess-branch');
+    expect(played.stderr).toBe('');
+    expect(played.text).toMatch(/^Chat vess-branch: Vess/m);
+  });
+
   it('chats with a library character and a CHARX card, and explains a missing choice', async () => {
     const charx = join(CORPUS_DIR, 'cards', 'c23-fixture-tavernkit.charx');
     const first = await cli(['Hello!', '/q'], 'chat', '--card', charx);

@@ -62,7 +62,7 @@ export async function branchSession(demo: Demo, request: BranchRequest): Promise
 
   await log.branch(sessionId, point.atEventId, to);
   await showAsParent(demo, to, point.shown);
-  const branchChat = chat ? await demo.library.chats.create(chatCopy(chat), to) : undefined;
+  const branchChat = chat ? await copyChat(demo, chat, to) : undefined;
   const dio = await demo.harness.resolve(DioSessionRequirementsToken).forkForBranch({ parentSessionId: sessionId, sessionId: to, userId: demo.dio.userId, authorization: demo.dio.authorization });
   return { sessionId: to, exchanges: [...foldCommittedTurns(await log.read(to)).values()], chat: branchChat, dio };
 }
@@ -83,8 +83,16 @@ async function showAsParent(demo: Demo, sessionId: string, shown: readonly Commi
   }
 }
 
-/** The parent chat's settings for the branch's own chat record (its title marked as a branch). */
-function chatCopy(chat: Chat): Parameters<Demo['library']['chats']['create']>[0] {
+/**
+ * The chat record of a branch: the parent chat's character, preset, persona, story and greeting,
+ * under the branch's session id, its title marked as a branch. Without it a branched chat would be
+ * a plain session, played by the example character.
+ * @param demo - the composed demo
+ * @param chat - the parent chat
+ * @param sessionId - the branch's session id
+ * @returns the new chat
+ */
+export async function copyChat(demo: Demo, chat: Chat, sessionId: string): Promise<Chat> {
   const { title, characterId, presetId, personaId, storyId, greetingIndex, useCardPrompts } = chat;
-  return { title: `${title} (分支 branch)`.slice(0, 256), characterId, presetId, personaId, storyId, greetingIndex, useCardPrompts };
+  return demo.library.chats.create({ title: `${title} (分支 branch)`.slice(0, 256), characterId, presetId, personaId, storyId, greetingIndex, useCardPrompts }, sessionId);
 }

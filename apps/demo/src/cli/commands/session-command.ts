@@ -1,6 +1,8 @@
+import { KernelStorageError } from '@troupe/kernel';
 import { DioSessionRequirementsToken } from '@troupe/plugin-dio';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { copyChat } from '../../branch/branch-session.js';
 import { type CliContext, type GlobalOptions, withDemo } from '../context.js';
 
 /** Registers `session list | export <id> [--out FILE] | branch <id> --at <eventId> --to <newId>`. */
@@ -38,8 +40,15 @@ export function registerSessionCommand(program: Command, context: CliContext): v
     .requiredOption('--to <newId>', 'id of the new session')
     .action((id: string, options: { at: string; to: string }) =>
       withDemo(context, program.opts<GlobalOptions>(), async (demo) => {
+        // A chat's branch is a chat too (same character, preset and persona); its id must be free as a chat's.
+        const chat = await demo.library.chats.find(id);
+        if (chat && (await demo.library.chats.find(options.to))) throw new KernelStorageError('SESSION_EXISTS', `Session "${options.to}" already exists (as a chat)`);
         await demo.storage.sessions.branch(id, options.at, options.to);
         context.output.line(`branched ${id} at ${options.at} into ${options.to}`);
+        if (chat) {
+          const copy = await copyChat(demo, chat, options.to);
+          context.output.line(`chat ${copy.id}: ${copy.title} (play it with: chat --session ${copy.id})`);
+        }
         // The branch keeps the lasting requirements its branch point had (the DIO conversation is forked).
         const forks = await demo.harness.resolve(DioSessionRequirementsToken).forkForBranch({ parentSessionId: id, sessionId: options.to, userId: demo.dio.userId, authorization: demo.dio.authorization });
         for (const fork of forks) {
