@@ -79,6 +79,28 @@ describe('demo CLI', () => {
     expect((await cli('session', 'export', 'talk', '--out', out)).text).toContain(`to ${out}`);
   });
 
+  it('branches from an exchange (--from-turn) as the chat shows it now, and wants exactly one of --at and --from-turn', async () => {
+    for (const text of ['one', 'two', 'three']) await cli('turn', '--session', 'talk3', '--text', text);
+    const commits = (await cli('session', 'export', 'talk3')).text
+      .split('\n')
+      .map((line) => JSON.parse(line) as { turnId: string; type: string })
+      .filter((event) => event.type === 'kernel/turn-committed');
+    const second = commits[1]?.turnId ?? '';
+    const run = await cli('session', 'branch', 'talk3', '--from-turn', second, '--to', 'talk3-b');
+    expect(run.code).toBe(0);
+    expect(run.text).toBe(`branched talk3 from turn ${second} into talk3-b (2 exchanges)`);
+    const copied = (await cli('session', 'export', 'talk3-b')).text.split('\n').map((line) => JSON.parse(line) as { type: string; data: { input?: string } });
+    expect(copied.filter((event) => event.type === 'kernel/turn-committed').map((event) => event.data.input)).toEqual(['one', 'two']);
+    const both = await cli('session', 'branch', 'talk3', '--from-turn', second, '--at', 'e1', '--to', 'talk3-c');
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/error \[DEMO_INVALID_OPTION\]: Give either --at EVENT or --from-turn TURN/);
+    const neither = await cli('session', 'branch', 'talk3', '--to', 'talk3-c');
+    expect(neither.code).toBe(1);
+    const missingTo = await cli('session', 'branch', 'talk3', '--at', 'e1');
+    expect(missingTo.stderr).toMatch(/--to/);
+    expect((await cli('session', 'list')).text.split('\n')).toEqual(['talk3', 'talk3-b']);
+  });
+
   it('a branch keeps the lasting requirements its branch point had (the DIO conversation is forked)', async () => {
     await cli('turn', '--session', 'vow', '--text', '从现在起莉娅都用短句回答，少用比喻。');
     const events = (await cli('session', 'export', 'vow')).text.split('\n').map((line) => JSON.parse(line) as { id: string; type: string });

@@ -1,11 +1,13 @@
 import { KernelStorageError } from '@troupe/kernel';
-import { DioSessionRequirementsToken } from '@troupe/plugin-dio';
+import { DioSessionRequirementsToken, type ForkOutcome } from '@troupe/plugin-dio';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { copyChat } from '../../branch/branch-session.js';
+import { branchSession, copyChat } from '../../branch/branch-session.js';
+import type { Demo } from '../../compose.js';
+import { invalidOption } from '../chat-target.js';
 import { type CliContext, type GlobalOptions, withDemo } from '../context.js';
 
-/** Registers `session list | export <id> [--out FILE] | branch <id> --at <eventId> --to <newId>`. */
+/** Registers `session list | export <id> [--out FILE] | branch <id> (--at <eventId> --to <newId> | --from-turn <turnId> [--to <newId>])`. */
 export function registerSessionCommand(program: Command, context: CliContext): void {
   const session = program.command('session').description('list, export and branch sessions');
   session
@@ -35,26 +37,42 @@ export function registerSessionCommand(program: Command, context: CliContext): v
     );
   session
     .command('branch <id>')
-    .description('copy a session up to an event into a new session')
-    .requiredOption('--at <eventId>', 'last event to keep (e.g. e12)')
-    .requiredOption('--to <newId>', 'id of the new session')
-    .action((id: string, options: { at: string; to: string }) =>
+    .description('copy a session into a new one: up to an event (--at), or up to an exchange as the chat shows it now (--from-turn)')
+    .option('--at <eventId>', 'last event to keep (e.g. e12); needs --to')
+    .option('--from-turn <turnId>', 'the exchange to branch from: the new session shows the chat up to it as it is shown now (later swipes and edits applied, later turns left out)')
+    .option('--to <newId>', 'id of the new session (with --from-turn, default: a fresh one)')
+    .action((id: string, options: { at?: string; fromTurn?: string; to?: string }) =>
       withDemo(context, program.opts<GlobalOptions>(), async (demo) => {
-        // A chat's branch is a chat too (same character, preset and persona); its id must be free as a chat's.
-        const chat = await demo.library.chats.find(id);
-        if (chat && (await demo.library.chats.find(options.to))) throw new KernelStorageError('SESSION_EXISTS', `Session "${options.to}" already exists (as a chat)`);
-        await demo.storage.sessions.branch(id, options.at, options.to);
-        context.output.line(`branched ${id} at ${options.at} into ${options.to}`);
-        if (chat) {
-          const copy = await copyChat(demo, chat, options.to);
-          context.output.line(`chat ${copy.id}: ${copy.title} (play it with: chat --session ${copy.id})`);
-        }
-        // The branch keeps the lasting requirements its branch point had (the DIO conversation is forked).
-        const forks = await demo.harness.resolve(DioSessionRequirementsToken).forkForBranch({ parentSessionId: id, sessionId: options.to, userId: demo.dio.userId, authorization: demo.dio.authorization });
+        if ((options.at === undefined) === (options.fromTurn === undefined)) throw invalidOption('Give either --at EVENT or --from-turn TURN (one of them)');
+        const forks = options.fromTurn === undefined ? await branchAtEvent(demo, context, id, options.at ?? '', options.to) : await branchFromTurn(demo, context, id, options.fromTurn, options.to);
         for (const fork of forks) {
           if (fork.status === 'forked') context.output.line(`DIO requirements for ${fork.targetPromptId}: ${fork.requirements} carried over`);
           else context.output.line(`DIO requirements for ${fork.targetPromptId} not carried over (${fork.reason}: ${fork.message})`);
         }
       }),
     );
+}
+
+/** `--at`: the log up to that event; a chat's branch gets its own chat record; the DIO conversations the branch point had are forked. */
+async function branchAtEvent(demo: Demo, context: CliContext, id: string, at: string, to: string | undefined): Promise<readonly ForkOutcome[]> {
+  if (to === undefined) throw invalidOption('--at needs --to NEW (the new session\'s id)');
+  // A chat's branch is a chat too (same character, preset and persona); its id must be free as a chat's.
+  const chat = await demo.library.chats.find(id);
+  if (chat && (await demo.library.chats.find(to))) throw new KernelStorageError('SESSION_EXISTS', `Session "${to}" already exists (as a chat)`);
+  await demo.storage.sessions.branch(id, at, to);
+  context.output.line(`branched ${id} at ${at} into ${to}`);
+  if (chat) {
+    const copy = await copyChat(demo, chat, to);
+    context.output.line(`chat ${copy.id}: ${copy.title} (play it with: chat --session ${copy.id})`);
+  }
+  // The branch keeps the lasting requirements its branch point had (the DIO conversation is forked).
+  return demo.harness.resolve(DioSessionRequirementsToken).forkForBranch({ parentSessionId: id, sessionId: to, userId: demo.dio.userId, authorization: demo.dio.authorization });
+}
+
+/** `--from-turn`: what the web app's Branch button does (see `branchSession`). */
+async function branchFromTurn(demo: Demo, context: CliContext, id: string, turnId: string, to: string | undefined): Promise<readonly ForkOutcome[]> {
+  const branch = await branchSession(demo, { sessionId: id, turnId, ...(to === undefined ? {} : { to }) });
+  context.output.line(`branched ${id} from turn ${turnId} into ${branch.sessionId} (${branch.exchanges.length} exchange${branch.exchanges.length === 1 ? '' : 's'})`);
+  if (branch.chat) context.output.line(`chat ${branch.chat.id}: ${branch.chat.title} (play it with: chat --session ${branch.chat.id})`);
+  return branch.dio;
 }
