@@ -30,6 +30,11 @@ export const STORY_EVENTS = Object.freeze({
   reconciled: 'agent-rp/story-reconciled',
   /** An edited reply settled anew (its block replaces the original's); key = its marker. */
   resettled: 'agent-rp/story-resettled',
+  /**
+   * A branch of the session got its own copy of the workspace (`forkStoryForBranch`); data
+   * `{from, to, droppedTurns}`. The settlements recorded for `from` before it are `to`'s from then on.
+   */
+  workspaceForked: 'agent-rp/story-workspace-forked',
 });
 
 /** The lookup key of selection events. */

@@ -10,6 +10,8 @@ export { StoryError } from './errors.js';
 export type { StoryErrorCode } from './errors.js';
 export { STORY_EVENTS } from './events.js';
 export { clearStoryWorkspace, readStoryWorkspaceSelection, selectStoryWorkspace } from './selection.js';
+export { forkStoryForBranch } from './branch/fork-story.js';
+export type { ForkStoryInput, ForkStoryOutcome } from './branch/fork-story.js';
 export type { SelectionOptions } from './selection.js';
 export { StoryWorkspaces } from './workspace/story-workspaces.js';
 export type {

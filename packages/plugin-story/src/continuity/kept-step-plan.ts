@@ -32,6 +32,26 @@ export interface TurnBlockPlan {
 const SettledSchema = z.object({ workspaceId: z.string(), marker: z.string(), appends: z.record(z.string(), z.string()) });
 const ResettledSchema = SettledSchema.extend({ turnId: z.string(), editId: z.string() });
 const EditSchema = z.object({ reply: z.string() });
+const ForkedSchema = z.object({ from: z.string(), to: z.string() });
+
+/**
+ * Whether a settlement recorded for workspace `id` at log position `at` is in `workspaceId`'s
+ * record: its own, or one of a workspace forked into it later in the log (`forkStoryForBranch`
+ * copies the blocks; a fork of a fork counts too).
+ */
+function recordsOf(events: readonly SessionEvent[], workspaceId: string): (id: string, at: number) => boolean {
+  // Workspace → the log position up to which its settlements count as `workspaceId`'s.
+  const until = new Map<string, number>([[workspaceId, Number.POSITIVE_INFINITY]]);
+  for (let at = events.length - 1; at >= 0; at--) {
+    const event = events[at];
+    if (event?.type !== STORY_EVENTS.workspaceForked) continue;
+    const fork = ForkedSchema.safeParse(event.data);
+    if (!fork.success || until.has(fork.data.from)) continue;
+    const limit = until.get(fork.data.to);
+    if (limit !== undefined && at < limit) until.set(fork.data.from, at);
+  }
+  return (id, at) => at < (until.get(id) ?? Number.NEGATIVE_INFINITY);
+}
 
 /**
  * The marker of an edited reply's settlement: `story:<turnId>[:<step>]:edit-<event id>`.
@@ -48,7 +68,8 @@ export function editedMarker(turnId: string, step: number, editId: string): stri
  * (`foldCommittedTurns`): the kept step's settlement stands (a swipe back to step 0 brings step
  * 0's block back), an edited reply stands as its own re-settlement, a removed turn has none. A
  * turn whose kept step was never settled (played before the story was enabled) is left alone.
- * Pure: reads only the events.
+ * Settlements recorded for a workspace this one was forked from (a branch's copy, see
+ * `forkStoryForBranch`) count as this one's. Pure: reads only the events.
  * @param events - the session's events, in log order
  * @param workspaceId - the workspace being reconciled
  * @param currentTurnId - the turn now running (its own postReview settles it)
@@ -58,16 +79,17 @@ export function planKeptSteps(events: readonly SessionEvent[], workspaceId: stri
   const settled = new Map<string, Map<number, SettleBlock>>();
   const resettled = new Map<string, SettleBlock & { readonly turnId: string }>();
   const lastReplyEdit = new Map<string, SessionEvent>();
-  for (const event of events) {
+  const holds = recordsOf(events, workspaceId);
+  for (const [at, event] of events.entries()) {
     if (event.type === STORY_EVENTS.settled) {
       const data = SettledSchema.safeParse(event.data);
-      if (!data.success || data.data.workspaceId !== workspaceId || Object.keys(data.data.appends).length === 0) continue;
+      if (!data.success || !holds(data.data.workspaceId, at) || Object.keys(data.data.appends).length === 0) continue;
       const steps = settled.get(event.turnId) ?? new Map<number, SettleBlock>();
       steps.set(event.step, { marker: data.data.marker, appends: data.data.appends });
       settled.set(event.turnId, steps);
     } else if (event.type === STORY_EVENTS.resettled) {
       const data = ResettledSchema.safeParse(event.data);
-      if (data.success && data.data.workspaceId === workspaceId) resettled.set(data.data.marker, { turnId: data.data.turnId, marker: data.data.marker, appends: data.data.appends });
+      if (data.success && holds(data.data.workspaceId, at)) resettled.set(data.data.marker, { turnId: data.data.turnId, marker: data.data.marker, appends: data.data.appends });
     } else if (event.type === CHAT_CONTROL_EVENTS.turnEdited && EditSchema.safeParse(event.data).success) {
       lastReplyEdit.set(`${event.turnId}\u0000${event.step}`, event);
     }
