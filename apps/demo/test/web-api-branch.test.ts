@@ -39,7 +39,7 @@ describe('branch from an exchange', () => {
     expect(branch.status).toBe(201);
     const id = branch.body.sessionId as string;
     expect(id).toMatch(/^branch-[0-9a-f]{12}$/);
-    expect(branch.body).toMatchObject({ from: session, chatId: null, dio: [] });
+    expect(branch.body).toMatchObject({ from: session, chatId: null, storyId: null, dio: [] });
     const shown = (list: MessageView[]) => list.map((m) => ({ turnId: m.turnId, step: m.step, input: m.input, reply: m.reply, steps: m.steps.map((s) => s.step) }));
     // The branch shows the first two exchanges exactly as the parent shows them (the later swipe and edit applied).
     expect(shown(await messagesOf(id))).toEqual(shown(parentBefore.slice(0, 2)));
@@ -90,6 +90,31 @@ describe('branch from an exchange', () => {
     expect(branch.status).toBe(201);
     expect(branch.body.dio).toEqual([expect.objectContaining({ status: 'forked', requirements: 1 })]);
     expect(await eventTypes(branch.body.sessionId as string)).toContain('dio/conversation-forked');
+  });
+
+  it('a story-enabled chat branches with its own copy of the story: without the later turns, and the parent story untouched', async () => {
+    const session = freshId('branch-story');
+    const story = freshId('branch-tale');
+    await api('POST', '/api/stories', { id: story, name: 'Branch tale' });
+    await api('POST', `/api/stories/${story}/characters`, { baseRevision: 1, id: 'lia', name: 'Lia' });
+    await api('PUT', `/api/sessions/${session}/story`, { storyId: story });
+    for (const text of ['你好，莉娅。', '灯塔里有谁？', '今晚有船吗？']) await playTurn(fx.server.url, session, text);
+    const [, second, third] = (await messagesOf(session)) as [MessageView, MessageView, MessageView];
+    const history = async (id: string) => (await fx.demo.workspaces.read(id)).files['history.md'] ?? '';
+    const parentHistory = await history(story);
+    expect(parentHistory).toContain(`story:${third.turnId} -->`);
+
+    const branch = await api('POST', `/api/sessions/${session}/turns/${second.turnId}/branch`, {});
+    expect(branch.status).toBe(201);
+    const copy = branch.body.storyId as string;
+    expect(copy).toMatch(new RegExp(`^${story}-b-[0-9a-f]{6}$`));
+    expect((await api('GET', `/api/sessions/${branch.body.sessionId}/story`)).body.storyId).toBe(copy);
+    expect(await history(copy)).toContain(`story:${second.turnId} -->`);
+    expect(await history(copy)).not.toContain(`story:${third.turnId} -->`);
+    // The branch plays on in its copy; the parent's story is as it was.
+    await playTurn(fx.server.url, branch.body.sessionId as string, '我们去码头。');
+    expect((await history(copy)).match(/troupe:settle/g)).toHaveLength(3);
+    expect(await history(story)).toBe(parentHistory);
   });
 
   it('a library chat branches into a chat of its own: same character, preset, persona and greeting, its title marked', async () => {

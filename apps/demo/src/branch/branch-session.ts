@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type CommittedTurnRecord, foldCommittedTurns, KernelError, KernelStorageError } from '@troupe/kernel';
 import { validateSessionId, validateTreeId } from '@troupe/kernel/storage';
 import { DioSessionRequirementsToken, type ForkOutcome } from '@troupe/plugin-dio';
+import { type ForkStoryOutcome, forkStoryForBranch } from '@troupe/plugin-story';
 import type { Demo } from '../compose.js';
 import type { Chat } from '../library/chat-library.js';
 import { branchPoint } from './branch-point.js';
@@ -20,8 +21,10 @@ export interface BranchOutcome {
   readonly sessionId: string;
   /** Its exchanges: the parent's up to and including the chosen one, as the parent showed them. */
   readonly exchanges: readonly CommittedTurnRecord[];
-  /** The new chat, when the parent was a library chat (same character, preset, persona and story). */
+  /** The new chat, when the parent was a library chat (same character, preset and persona; the story's copy). */
   readonly chat: Chat | undefined;
+  /** The branch's own copy of the story workspace, when the session had one selected. */
+  readonly story: ForkStoryOutcome;
   /** What happened to each DIO conversation the branch point had (forked, or why not). */
   readonly dio: readonly ForkOutcome[];
 }
@@ -35,8 +38,12 @@ export interface BranchOutcome {
  * 2. Swipes and edits of the copied exchanges made after that point are applied to the branch
  *    through the harness (as `kernel/step-selected` / `kernel/turn-edited` events), so the branch
  *    shows each exchange with the step and text the parent shows.
- * 3. A library chat gets its own chat record (same character, preset, persona, story and greeting).
- * 4. The DIO conversations the branch point had are forked into the new session (a service that
+ * 3. A story workspace the session has selected is copied for the branch (see
+ *    `forkStoryForBranch`): without the parent's later turns in its record, and written by the
+ *    branch alone from then on.
+ * 4. A library chat gets its own chat record (same character, preset, persona and greeting, and
+ *    the story's copy).
+ * 5. The DIO conversations the branch point had are forked into the new session (a service that
  *    cannot fork leaves a `dio/fork-degraded` event; the branch stands either way).
  * Everything is checked before anything is written: a wrong turn or a taken id writes nothing.
  * @param demo - the composed demo
@@ -62,9 +69,10 @@ export async function branchSession(demo: Demo, request: BranchRequest): Promise
 
   await log.branch(sessionId, point.atEventId, to);
   await showAsParent(demo, to, point.shown);
-  const branchChat = chat ? await copyChat(demo, chat, to) : undefined;
+  const story = await forkStory(demo, sessionId, to);
+  const branchChat = chat ? await copyChat(demo, chat, to, story.status === 'forked' ? story.workspaceId : chat.storyId) : undefined;
   const dio = await demo.harness.resolve(DioSessionRequirementsToken).forkForBranch({ parentSessionId: sessionId, sessionId: to, userId: demo.dio.userId, authorization: demo.dio.authorization });
-  return { sessionId: to, exchanges: [...foldCommittedTurns(await log.read(to)).values()], chat: branchChat, dio };
+  return { sessionId: to, exchanges: [...foldCommittedTurns(await log.read(to)).values()], chat: branchChat, story, dio };
 }
 
 /** Brings each copied exchange to the step and text the parent shows (swipes and edits made after the cut). */
@@ -84,15 +92,33 @@ async function showAsParent(demo: Demo, sessionId: string, shown: readonly Commi
 }
 
 /**
- * The chat record of a branch: the parent chat's character, preset, persona, story and greeting,
- * under the branch's session id, its title marked as a branch. Without it a branched chat would be
- * a plain session, played by the example character.
+ * The branch's own copy of the story workspace it has selected (see `forkStoryForBranch`); a
+ * selected workspace that is gone leaves the branch as it is (its turns report the missing story).
+ * @param demo - the composed demo
+ * @param parentSessionId - the session branched from
+ * @param sessionId - the branch, already in the session log
+ * @returns what was copied
+ */
+export async function forkStory(demo: Demo, parentSessionId: string, sessionId: string): Promise<ForkStoryOutcome> {
+  try {
+    return await forkStoryForBranch({ trees: demo.storage.trees, sessionLog: demo.storage.sessions, parentSessionId, sessionId });
+  } catch (error) {
+    if (KernelStorageError.isInstance(error) && error.code === 'TREE_NOT_FOUND') return { status: 'none' };
+    throw error;
+  }
+}
+
+/**
+ * The chat record of a branch: the parent chat's character, preset, persona and greeting under the
+ * branch's session id, its title marked as a branch. Without it a branched chat would be a plain
+ * session, played by the example character.
  * @param demo - the composed demo
  * @param chat - the parent chat
  * @param sessionId - the branch's session id
+ * @param storyId - the branch's story workspace (default the parent chat's)
  * @returns the new chat
  */
-export async function copyChat(demo: Demo, chat: Chat, sessionId: string): Promise<Chat> {
-  const { title, characterId, presetId, personaId, storyId, greetingIndex, useCardPrompts } = chat;
+export async function copyChat(demo: Demo, chat: Chat, sessionId: string, storyId = chat.storyId): Promise<Chat> {
+  const { title, characterId, presetId, personaId, greetingIndex, useCardPrompts } = chat;
   return demo.library.chats.create({ title: `${title} (分支 branch)`.slice(0, 256), characterId, presetId, personaId, storyId, greetingIndex, useCardPrompts }, sessionId);
 }

@@ -17,7 +17,8 @@ const EditSchema = z.object({ step: z.int().min(0).optional(), input: z.string()
  * `KERNEL_TURN_NOT_FOUND` / `KERNEL_STEP_NOT_FOUND`). Branch (`POST …/turns/:turnId/branch`, body
  * `{}` or `{to}`) makes a new session holding the chat up to and including that exchange, as shown
  * now (see `branchSession`): 201 with the new `sessionId`, its `messages`, `chatId` (a library
- * chat's copy, else null) and the `dio` fork outcomes; 409 `SESSION_EXISTS` when `to` is taken.
+ * chat's copy, else null), `storyId` (its copy of the story workspace, else null) and the `dio`
+ * fork outcomes; 409 `SESSION_EXISTS` when `to` is taken.
  * @param demo - the composed demo
  * @returns the routes (mounted at `/api/sessions`)
  */
@@ -43,7 +44,8 @@ export function chatControlRoutes(demo: Demo): Hono {
     const turnId = param(c, 'turnId', TurnIdSchema);
     const { to } = await jsonBody(c, BranchSchema);
     const branch = await branchSession(demo, { sessionId, turnId, ...(to === undefined ? {} : { to }) });
-    const view: BranchView = { sessionId: branch.sessionId, from: sessionId, messages: branch.exchanges, chatId: branch.chat?.id ?? null, dio: branch.dio };
+    const storyId = branch.story.status === 'forked' ? branch.story.workspaceId : null;
+    const view: BranchView = { sessionId: branch.sessionId, from: sessionId, messages: branch.exchanges, chatId: branch.chat?.id ?? null, storyId, dio: branch.dio };
     return c.json(view, 201);
   });
 

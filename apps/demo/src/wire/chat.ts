@@ -33,6 +33,8 @@ export interface BranchView {
   readonly from: string;
   readonly messages: readonly ChatExchange[];
   readonly chatId: string | null;
+  /** The branch's own copy of the story workspace (null: the session had none selected). */
+  readonly storyId: string | null;
   readonly dio: readonly BranchDioOutcome[];
 }
 

@@ -1,8 +1,9 @@
 import { KernelStorageError } from '@troupe/kernel';
 import { DioSessionRequirementsToken, type ForkOutcome } from '@troupe/plugin-dio';
+import type { ForkStoryOutcome } from '@troupe/plugin-story';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { branchSession, copyChat } from '../../branch/branch-session.js';
+import { branchSession, copyChat, forkStory } from '../../branch/branch-session.js';
 import type { Demo } from '../../compose.js';
 import { invalidOption } from '../chat-target.js';
 import { type CliContext, type GlobalOptions, withDemo } from '../context.js';
@@ -53,7 +54,7 @@ export function registerSessionCommand(program: Command, context: CliContext): v
     );
 }
 
-/** `--at`: the log up to that event; a chat's branch gets its own chat record; the DIO conversations the branch point had are forked. */
+/** `--at`: the log up to that event; a selected story is copied for the branch, a chat's branch gets its own chat record, and the DIO conversations the branch point had are forked. */
 async function branchAtEvent(demo: Demo, context: CliContext, id: string, at: string, to: string | undefined): Promise<readonly ForkOutcome[]> {
   if (to === undefined) throw invalidOption('--at needs --to NEW (the new session\'s id)');
   // A chat's branch is a chat too (same character, preset and persona); its id must be free as a chat's.
@@ -61,8 +62,10 @@ async function branchAtEvent(demo: Demo, context: CliContext, id: string, at: st
   if (chat && (await demo.library.chats.find(to))) throw new KernelStorageError('SESSION_EXISTS', `Session "${to}" already exists (as a chat)`);
   await demo.storage.sessions.branch(id, at, to);
   context.output.line(`branched ${id} at ${at} into ${to}`);
+  const story = await forkStory(demo, id, to);
+  printStory(context, story);
   if (chat) {
-    const copy = await copyChat(demo, chat, to);
+    const copy = await copyChat(demo, chat, to, story.status === 'forked' ? story.workspaceId : chat.storyId);
     context.output.line(`chat ${copy.id}: ${copy.title} (play it with: chat --session ${copy.id})`);
   }
   // The branch keeps the lasting requirements its branch point had (the DIO conversation is forked).
@@ -73,6 +76,12 @@ async function branchAtEvent(demo: Demo, context: CliContext, id: string, at: st
 async function branchFromTurn(demo: Demo, context: CliContext, id: string, turnId: string, to: string | undefined): Promise<readonly ForkOutcome[]> {
   const branch = await branchSession(demo, { sessionId: id, turnId, ...(to === undefined ? {} : { to }) });
   context.output.line(`branched ${id} from turn ${turnId} into ${branch.sessionId} (${branch.exchanges.length} exchange${branch.exchanges.length === 1 ? '' : 's'})`);
+  printStory(context, branch.story);
   if (branch.chat) context.output.line(`chat ${branch.chat.id}: ${branch.chat.title} (play it with: chat --session ${branch.chat.id})`);
   return branch.dio;
+}
+
+/** Says which copy of the story workspace the branch plays in, if any. */
+function printStory(context: CliContext, story: ForkStoryOutcome): void {
+  if (story.status === 'forked') context.output.line(`story ${story.workspaceId}: the branch's own copy of ${story.from} (${story.droppedTurns.length} later turn(s) left out of its record)`);
 }
