@@ -111,6 +111,23 @@ describe.runIf(RUN_BROWSER_TESTS)('character library, presets, personas and chat
     expect(reply.length).toBeGreaterThan(4);
   });
 
+  it('branches the chat from its first reply into a chat of its own: same character, persona and greeting', async () => {
+    const parent = new URL(page.url()).hash.replace('#session=', '');
+    expect(await page.getByTestId('user-line').count()).toBe(3);
+    await page.getByTestId('reply-row').first().getByTestId('reply-branch').click();
+    await expect.poll(() => new URL(page.url()).hash, POLL).toMatch(/^#session=chat-[0-9a-f]{12}$/);
+    await expect.poll(() => page.getByTestId('user-line').count(), POLL).toBe(1);
+    expect(await page.getByTestId('chat-character').textContent()).toBe('Vess');
+    expect(await page.getByTestId('chat-persona').locator('option:checked').textContent()).toContain('Ash');
+    await expect.poll(() => page.getByTestId('greeting-text').textContent(), POLL).toBe('Vess closes the ledger. Back so soon, Ash?');
+    const reply = await sendLine('A new road from here.');
+    expect(reply.length).toBeGreaterThan(4);
+    // The parent chat still has all three exchanges.
+    const branch = new URL(page.url()).hash.replace('#session=', '');
+    expect(branch).not.toBe(parent);
+    expect(((await (await fetch(`${fx.server.url}/api/sessions/${parent}/messages`)).json()) as { messages: unknown[] }).messages).toHaveLength(3);
+  });
+
   it('sets a model URL against a loopback OpenAI-compatible server and plays a turn through it', async () => {
     await page.getByTestId('view-model').click();
     await page.getByTestId('model-base-url').fill(fx.fake.baseUrl);
