@@ -1,4 +1,4 @@
-import { type Clock, type SessionLog, systemClock } from '@troupe/kernel';
+import { type Clock, type NewSessionEvent, type SessionLog, systemClock } from '@troupe/kernel';
 import { validateTreeId } from '@troupe/kernel/storage';
 import { SELECTION_KEY, STORY_EVENTS } from './events.js';
 
@@ -26,17 +26,18 @@ export async function selectStoryWorkspace(
 ): Promise<void> {
   if (workspaceId !== null) validateTreeId(workspaceId);
   const clock = options.clock ?? systemClock;
-  await sessionLog.append(sessionId, [
-    {
-      turnId: '',
-      step: 0,
-      type: STORY_EVENTS.workspaceSelected,
-      ignorable: true,
-      at: new Date(clock.now()).toISOString(),
-      key: SELECTION_KEY,
-      data: { workspaceId },
-    },
-  ]);
+  await sessionLog.append(sessionId, [selectionEvent(workspaceId, new Date(clock.now()).toISOString())]);
+}
+
+/**
+ * The session event that selects a workspace (or clears the selection with `null`), for a caller
+ * that appends it with other events in one batch (a branch's fork). Internal to the package.
+ * @param workspaceId - the workspace, or `null`
+ * @param at - the event time (ISO-8601)
+ * @returns the event
+ */
+export function selectionEvent(workspaceId: string | null, at: string): NewSessionEvent {
+  return { turnId: '', step: 0, type: STORY_EVENTS.workspaceSelected, ignorable: true, at, key: SELECTION_KEY, data: { workspaceId } };
 }
 
 /**

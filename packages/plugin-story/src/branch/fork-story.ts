@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { type Clock, type SessionEvent, type SessionLog, systemClock, type TreeStore } from '@troupe/kernel';
 import { validateTreeId } from '@troupe/kernel/storage';
 import * as z from 'zod';
-import type { SettleBlock } from '../continuity/kept-step-plan.js';
+import { ResettledSchema, type SettleBlock, SettledSchema } from '../continuity/kept-step-plan.js';
 import { rewriteBlocks } from '../continuity/rewrite-blocks.js';
-import { SELECTION_KEY, STORY_EVENTS } from '../events.js';
-import { readStoryWorkspaceSelection } from '../selection.js';
+import { STORY_EVENTS } from '../events.js';
+import { readStoryWorkspaceSelection, selectionEvent } from '../selection.js';
 import { WORKSPACE_FILES } from '../workspace/layout.js';
 
 /** Input of {@link forkStoryForBranch}. */
@@ -27,8 +27,6 @@ export type ForkStoryOutcome =
   | { readonly status: 'none' }
   | { readonly status: 'forked'; readonly from: string; readonly workspaceId: string; readonly droppedTurns: readonly string[] };
 
-const SettledSchema = z.object({ workspaceId: z.string(), marker: z.string(), appends: z.record(z.string(), z.string()) });
-const ResettledSchema = SettledSchema.extend({ turnId: z.string() });
 const NameSchema = z.object({ name: z.string() }).loose();
 
 /**
@@ -63,7 +61,7 @@ export async function forkStoryForBranch(input: ForkStoryInput): Promise<ForkSto
   const droppedTurns = [...new Set(dropped.map((block) => block.turnId))];
   await sessionLog.append(sessionId, [
     { turnId: '', step: 0, type: STORY_EVENTS.workspaceForked, ignorable: true, at, data: { from, to: workspaceId, droppedTurns } },
-    { turnId: '', step: 0, type: STORY_EVENTS.workspaceSelected, ignorable: true, at, key: SELECTION_KEY, data: { workspaceId } },
+    selectionEvent(workspaceId, at),
   ]);
   return { status: 'forked', from, workspaceId, droppedTurns };
 }

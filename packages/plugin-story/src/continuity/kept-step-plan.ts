@@ -29,8 +29,10 @@ export interface TurnBlockPlan {
   readonly desired: { readonly kind: 'block'; readonly block: SettleBlock } | { readonly kind: 'resettle'; readonly request: ResettleRequest } | { readonly kind: 'none' };
 }
 
-const SettledSchema = z.object({ workspaceId: z.string(), marker: z.string(), appends: z.record(z.string(), z.string()) });
-const ResettledSchema = SettledSchema.extend({ turnId: z.string(), editId: z.string() });
+/** The data of an `agent-rp/story-settled` event: which workspace, the block's marker and what it appended per file. */
+export const SettledSchema = z.object({ workspaceId: z.string(), marker: z.string(), appends: z.record(z.string(), z.string()) });
+/** The data of an `agent-rp/story-resettled` event: a settled block, plus the turn and the edit it was made for. */
+export const ResettledSchema = SettledSchema.extend({ turnId: z.string(), editId: z.string() });
 const EditSchema = z.object({ reply: z.string() });
 const ForkedSchema = z.object({ from: z.string(), to: z.string() });
 
