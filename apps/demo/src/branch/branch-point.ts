@@ -6,6 +6,8 @@ export interface BranchPoint {
   readonly atEventId: string;
   /** The exchanges the branch shows, as the session shows them now, in order: the chosen one last. */
   readonly shown: readonly CommittedTurnRecord[];
+  /** The exchanges as the copy alone shows them (before later swipes and edits are applied to it). */
+  readonly copied: ReadonlyMap<string, CommittedTurnRecord>;
 }
 
 /**
@@ -27,6 +29,7 @@ export function branchPoint(events: readonly SessionEvent[], turnId: string): Br
   const next = visible[at + 1]?.turnId;
   const firstOfNext = next === undefined ? -1 : events.findIndex((event) => event.turnId === next);
   // The next exchange's first event is never the log's first: the chosen turn's events come before it.
-  const cut = (firstOfNext > 0 ? events[firstOfNext - 1] : undefined) ?? last;
-  return { atEventId: cut.id, shown: visible.slice(0, at + 1) };
+  const end = firstOfNext > 0 ? firstOfNext : events.length;
+  const cut = events[end - 1] ?? last;
+  return { atEventId: cut.id, shown: visible.slice(0, at + 1), copied: foldCommittedTurns(events.slice(0, end)) };
 }

@@ -68,7 +68,7 @@ export async function branchSession(demo: Demo, request: BranchRequest): Promise
   if ((await log.read(to)).length > 0 || (await demo.library.chats.find(to))) throw new KernelStorageError('SESSION_EXISTS', `Session "${to}" already exists`);
 
   await log.branch(sessionId, point.atEventId, to);
-  await showAsParent(demo, to, point.shown);
+  await showAsParent(demo, to, point.shown, point.copied);
   const story = await forkStory(demo, sessionId, to);
   const branchChat = chat ? await copyChat(demo, chat, to, story.status === 'forked' ? story.workspaceId : chat.storyId) : undefined;
   const dio = await demo.harness.resolve(DioSessionRequirementsToken).forkForBranch({ parentSessionId: sessionId, sessionId: to, userId: demo.dio.userId, authorization: demo.dio.authorization });
@@ -76,8 +76,7 @@ export async function branchSession(demo: Demo, request: BranchRequest): Promise
 }
 
 /** Brings each copied exchange to the step and text the parent shows (swipes and edits made after the cut). */
-async function showAsParent(demo: Demo, sessionId: string, shown: readonly CommittedTurnRecord[]): Promise<void> {
-  const copied = foldCommittedTurns(await demo.storage.sessions.read(sessionId));
+async function showAsParent(demo: Demo, sessionId: string, shown: readonly CommittedTurnRecord[], copied: ReadonlyMap<string, CommittedTurnRecord>): Promise<void> {
   for (const wanted of shown) {
     let turn = copied.get(wanted.turnId);
     // The kept step was committed after the cut (not possible through the app's controls): the branch keeps its own.
