@@ -111,6 +111,38 @@ describe('chats', () => {
     expectError(await api('PATCH', `/api/chats/${chat.body.id}`, { personaId: 'nope' }), 404, 'LIBRARY_NOT_FOUND');
   });
 
+  it("plays an imported SillyTavern preset with its settings: the formats, the example and new-chat prompts, and the greeting as the chat's first message", async () => {
+    const vela = {
+      spec: 'chara_card_v2',
+      spec_version: '2.0',
+      data: {
+        name: 'Vela',
+        description: '{{char}} keeps the lighthouse.',
+        personality: 'calm, watchful',
+        scenario: 'A storm night at the lighthouse.',
+        first_mes: '*{{char}} trims the wick.* Welcome, {{user}}.',
+        mes_example: '<START>\n{{user}}: Is the light on?\n{{char}}: Always.',
+      },
+    };
+    const id = (await upload(fx.server.url, '/api/characters', json(vela), 'vela.json')).body.id;
+    const preset = await upload(fx.server.url, '/api/presets', corpusBytes('presets', 'p01-st-default.json'), 'Default.json');
+    const chat = await api('POST', '/api/chats', { characterId: id, presetId: preset.body.id });
+    const messages = await preparedOf(chat.body.id, 'Hello, keeper.');
+    const at = (content: string) => messages.findIndex((m) => m.content === content);
+    // SillyTavern's personality_format and scenario_format wrap the card's fields.
+    expect(at("[Vela's personality: calm, watchful]")).toBeGreaterThan(-1);
+    expect(at('[Circumstances and context of the dialogue: A storm night at the lighthouse.]')).toBeGreaterThan(-1);
+    // new_example_chat_prompt heads each example dialogue.
+    expect(at('[Example Chat]')).toBeGreaterThan(-1);
+    expect(messages[at('[Example Chat]') + 1]?.content).toContain('Is the light on?');
+    // new_chat_prompt starts the chat; the greeting is the chat's first message (SillyTavern's
+    // chat[0]), then the player's line.
+    const newChat = at('[Start a new Chat]');
+    expect(newChat).toBeGreaterThan(at('[Example Chat]'));
+    expect(messages[newChat + 1]).toEqual({ role: 'assistant', content: '*Vela trims the wick.* Welcome, User.' });
+    expect(messages[newChat + 2]).toEqual({ role: 'user', content: 'Hello, keeper.' });
+  });
+
   it('targets DIO at the chat character and registers its base prompt from the card', async () => {
     const chat = await api('POST', '/api/chats', { characterId });
     expect(chat.body.dio).toEqual({ enabled: true, targetPromptId: `character-${characterId}`, reason: null });

@@ -63,6 +63,28 @@ describe('lorebooks in the demo', () => {
     expect(turns[0].entries.map((entry: { key: string }) => entry.key)).toContain('glade');
   });
 
+  it("a library chat's greeting is scanned for world info, as SillyTavern scans the chat's first message", async () => {
+    const orla = {
+      spec: 'chara_card_v2',
+      spec_version: '2.0',
+      data: {
+        name: 'Orla',
+        description: '{{char}} is a navigator.',
+        first_mes: '*{{char}} polishes the brass astrolabe.*',
+        alternate_greetings: ['*Rain taps on the window.*'],
+        character_book: { entries: [{ keys: ['astrolabe'], content: 'ASTROLABE-LORE: it was her mother\'s.', enabled: true, insertion_order: 10 }] },
+      },
+    };
+    const id = (await upload(fx.server.url, '/api/characters', json(orla), 'orla.json')).body.id;
+    const chat = await api('POST', '/api/chats', { characterId: id });
+    expect((await preparedOf(chat.body.id, 'Hello.')).map((m) => m.content).join('\n')).toContain('ASTROLABE-LORE');
+    const turns = (await api('GET', `/api/sessions/${chat.body.id}/lore`)).body.turns;
+    expect(turns[0].entries.map((entry: { key: string }) => entry.key)).toEqual(['astrolabe']);
+    // Another greeting that does not name it: nothing fires.
+    const other = await api('POST', '/api/chats', { characterId: id, greetingIndex: 1 });
+    expect((await preparedOf(other.body.id, 'Hello.')).map((m) => m.content).join('\n')).not.toContain('ASTROLABE-LORE');
+  });
+
   it('a deleted book is left out of later turns and shown as missing', async () => {
     const other = await upload(fx.server.url, '/api/lorebooks', json({ entries: { '0': { uid: 0, key: ['lantern'], content: 'LANTERN-LORE' } } }), 'Lanterns.json');
     await api('PUT', '/api/sessions/lore-b/lorebooks', { lorebookIds: [other.body.id] });

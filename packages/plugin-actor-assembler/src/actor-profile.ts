@@ -23,6 +23,15 @@ export interface ActorProfile {
   readonly depthPrompt?: { readonly prompt: string; readonly depth: number; readonly role: PromptRole };
   /** The card's regex scripts. */
   readonly regexScripts?: readonly RegexScript[];
+  /**
+   * The chat's first message (the card's greeting the player chose), as SillyTavern's `chat[0]`:
+   * the oldest message of the chat history, an assistant message after the preset's
+   * `new_chat_prompt`. Like every history message it is placed verbatim (no macros), reached by
+   * the regex scripts and counted by depth injections, and it is the first to go when the token
+   * budget trims the history (and it is left out of a chat longer than the kernel's history read,
+   * which starts after it).
+   */
+  readonly greeting?: string;
 }
 
 /**

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { actorProfileKey } from './actor-profile.js';
 import { type AssembleInput, type AssembleResult, assembleChecked, bootPreset, checkAssembleInput, checkHistory, turnPartsSchema } from './assemble.js';
 import { contextTrimmedData, fitHistoryToBudget } from './budget/index.js';
+import { AssemblerError } from './errors.js';
 import { CONTEXT_TRIMMED_EVENT } from './budget/trim-event.js';
 import type { GlobalVariableStore } from './global-variables.js';
 import type { MacroFields } from './macros.js';
@@ -135,11 +136,11 @@ async function assembleTurn(config: ActorAssemblerConfig, preset: Preset, prepar
   // A continue turn: the kernel's prepared history ends with the input and the reply being
   // extended; all of it is chat history and there is no new input (SillyTavern's continue).
   const continuing = ctx.get(contextKeys.continuation) !== undefined;
-  const { history, input } = continuing ? { history: prepared.history, input: '' } : splitPreparedHistory(prepared.history, ctx.input);
+  const { history: turns, input } = continuing ? { history: prepared.history, input: '' } : splitPreparedHistory(prepared.history, ctx.input);
   const compiledPrompt = ctx.get(contextKeys.dioCompiledPrompt);
   const storyDraft = ctx.get(contextKeys.storyDraft);
   // A per-turn profile (an app's chat character) wins over the boot-time options, field by field.
-  const profile = ctx.get(actorProfileKey) ?? {};
+  const { greeting, ...profile } = ctx.get(actorProfileKey) ?? {};
   const user = profile.user ?? config.user;
   const char = profile.char ?? config.char;
   const fields = profile.fields ?? config.fields;
@@ -153,6 +154,11 @@ async function assembleTurn(config: ActorAssemblerConfig, preset: Preset, prepar
   // Checked once per turn, and only what this turn brought (context values, the turn's actor
   // profile, the stored global variables): the plugin's options and preset were checked at boot.
   checkAssembleInput(turnPartsSchema, { ...profile, variables: templateVariables, globalVariables, compiledPrompt, storyDraft, worldInfo });
+  if (greeting !== undefined && typeof greeting !== 'string') throw new AssemblerError('ASSEMBLE_INPUT_INVALID', 'Invalid assemble input: the actor profile\'s greeting must be a string');
+  // The greeting is the chat's first message (SillyTavern's chat[0]): history like the turns. A
+  // chat longer than the kernel hands out starts before the turns read, greeting and all.
+  const chatStartRead = (ctx.get(contextKeys.tokenBudget)?.omittedHistoryMessages ?? 0) === 0;
+  const history = greeting === undefined || greeting === '' || !chatStartRead ? turns : [{ role: 'assistant' as const, content: greeting }, ...turns];
   checkHistory(history);
   const turnInput: Omit<AssembleInput, 'history'> = {
     // A profile's preset is checked once per preset object (when first assembled).

@@ -48,4 +48,46 @@ describe('actorProfileKey', () => {
     closers.push(() => harness.close());
     await expect(harness.runTurn({ sessionId: 'bad', text: 'hello' })).rejects.toMatchObject({ cause: { code: 'PRESET_INVALID' } });
   });
+
+  it("places the profile's greeting as the chat's first message: after new_chat_prompt, before the turns, counted by depth injections", async () => {
+    const chatPreset = {
+      prompts: [prompt('main', 'MAIN'), prompt('chatHistory', '', { marker: 'chatHistory' as const }), prompt('note', 'NOTE@2', { injectionDepth: 2 })],
+      settings: { newChatPrompt: '[Start a new Chat]' },
+    };
+    const { harness } = await createTestHarness({
+      plugins: [profiles({ chat: { preset: chatPreset, greeting: '*The lamp is lit.* Welcome.' } }), actorAssemblerPlugin({ preset: bootPreset })],
+    });
+    closers.push(() => harness.close());
+    const first = await harness.runTurn({ sessionId: 'chat', text: 'hello' });
+    // Two messages from the newest, the depth-2 note goes before the greeting: it is chat history.
+    expect(first.prepared.history).toEqual([
+      { role: 'system', content: 'MAIN' },
+      { role: 'system', content: '[Start a new Chat]' },
+      { role: 'system', content: 'NOTE@2' },
+      { role: 'assistant', content: '*The lamp is lit.* Welcome.' },
+      { role: 'user', content: 'hello' },
+    ]);
+    const second = await harness.runTurn({ sessionId: 'chat', text: 'again' });
+    expect(second.prepared.history.map((message) => message.content)).toEqual(['MAIN', '[Start a new Chat]', '*The lamp is lit.* Welcome.', 'hello', 'NOTE@2', first.reply, 'again']);
+  });
+
+  it('leaves the greeting out once the kernel hands out only the latest turns of a long chat', async () => {
+    const { harness } = await createTestHarness({
+      maxHistoryTurns: 1,
+      plugins: [profiles({ chat: { preset: bootPreset, greeting: 'GREETING' } }), actorAssemblerPlugin({ preset: bootPreset })],
+    });
+    closers.push(() => harness.close());
+    expect((await harness.runTurn({ sessionId: 'chat', text: 'one' })).prepared.history.map((message) => message.content)).toContain('GREETING');
+    expect((await harness.runTurn({ sessionId: 'chat', text: 'two' })).prepared.history.map((message) => message.content)).toContain('GREETING');
+    // Three turns in, the history read starts at the second: the chat's start is not in it.
+    expect((await harness.runTurn({ sessionId: 'chat', text: 'three' })).prepared.history.map((message) => message.content)).not.toContain('GREETING');
+  });
+
+  it('fails the turn when the profile carries a greeting that is not text', async () => {
+    const { harness } = await createTestHarness({
+      plugins: [profiles({ bad: { greeting: 42 as unknown as string } }), actorAssemblerPlugin({ preset: bootPreset })],
+    });
+    closers.push(() => harness.close());
+    await expect(harness.runTurn({ sessionId: 'bad', text: 'hello' })).rejects.toMatchObject({ cause: { code: 'ASSEMBLE_INPUT_INVALID' } });
+  });
 });

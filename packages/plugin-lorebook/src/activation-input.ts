@@ -144,6 +144,7 @@ function assertUniqueNames(books: readonly { readonly name: string }[]): void {
 const TurnBooksSchema = z.object({
   books: z.array(BookShellSchema).max(100),
   names: z.object({ user: z.string().optional(), char: z.string().optional() }).optional(),
+  greeting: z.string().max(1_000_000).optional(),
 });
 
 /**
@@ -159,12 +160,12 @@ export function bookIssues(books: readonly unknown[]): { path: PropertyKey[]; me
 }
 
 /**
- * Checks the books (and names) a turn's book source returned, like {@link checkActivationInput}
+ * Checks the books (and names and greeting) a turn's book source returned, like {@link checkActivationInput}
  * checks a whole input: the plugin's turn path checks only these, its options were checked at boot.
  * @throws {LorebookError} LOREBOOK_INPUT_INVALID, LOREBOOK_DUPLICATE_BOOK
  */
-export function checkTurnBooks(books: readonly Lorebook[], names: unknown): void {
-  const parsed = TurnBooksSchema.safeParse({ books, ...(names === undefined ? {} : { names }) });
+export function checkTurnBooks(books: readonly Lorebook[], names: unknown, greeting?: unknown): void {
+  const parsed = TurnBooksSchema.safeParse({ books, ...(names === undefined ? {} : { names }), ...(greeting === undefined ? {} : { greeting }) });
   const issues = parsed.success ? entryIssues(books) : parsed.error.issues;
   if (!parsed.success || issues.length > 0) {
     const described = describeZodIssues(issues);

@@ -21,6 +21,11 @@ export interface LoreNames {
 export interface TurnBooks {
   readonly books: readonly Lorebook[];
   readonly names?: LoreNames;
+  /**
+   * The chat's first message (a card's greeting), as SillyTavern's `chat[0]`: scanned as the
+   * chat's oldest message, so a greeting that names a key sets the scene from the first reply on.
+   */
+  readonly greeting?: string;
 }
 
 /**
@@ -113,8 +118,9 @@ async function activateForTurn(config: Config, settings: WorldInfoSettings, ownB
   throwIfAborted(turn.signal);
   const books = Array.isArray(picked) ? (picked as readonly Lorebook[]) : (picked as TurnBooks).books;
   const turnNames = Array.isArray(picked) ? undefined : (picked as TurnBooks).names;
+  const greeting = Array.isArray(picked) ? undefined : (picked as TurnBooks).greeting;
   // Books from the app's source are this turn's input; the plugin's own were checked at boot.
-  if (fromSource) checkTurnBooks(books, turnNames);
+  if (fromSource) checkTurnBooks(books, turnNames, greeting);
   const names = turnNames ?? config.names;
   if (books.length === 0) return;
   // Checked as it is read from the log; the history is the kernel's.
@@ -124,7 +130,8 @@ async function activateForTurn(config: Config, settings: WorldInfoSettings, ownB
   const activation = activateChecked(
     {
       books,
-      messages: turn.history,
+      // The greeting is the chat's oldest message, unless the kernel's history read starts after it.
+      messages: greeting === undefined || greeting === '' || !readsChatStart(turn) ? turn.history : [{ role: 'assistant', content: greeting }, ...turn.history],
       input: turn.input,
       // Reproducible per chat position: replaying a chat rolls the same dice.
       seed: `${turn.sessionId}:${turn.history.length}`,
@@ -138,6 +145,12 @@ async function activateForTurn(config: Config, settings: WorldInfoSettings, ownB
   if (JSON.stringify(activation.state) !== JSON.stringify(state)) {
     turn.events.append(LOREBOOK_STATE_EVENT, activation.state, { ignorable: true, key: LOREBOOK_STATE_KEY });
   }
+}
+
+// Whether the turn's history reaches back to the chat's start (the kernel hands out a bounded
+// number of turns, and says how many messages it left out in the turn's token budget).
+function readsChatStart(turn: TurnContext): boolean {
+  return (turn.get(contextKeys.tokenBudget)?.omittedHistoryMessages ?? 0) === 0;
 }
 
 /**

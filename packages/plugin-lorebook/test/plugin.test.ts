@@ -93,6 +93,31 @@ describe('lorebookPlugin', () => {
     await harness.close();
   });
 
+  it("scans a per-turn source's greeting as the chat's first message, while the history read reaches the chat's start", async () => {
+    const lamp = book([{ key: ['lamp'], content: 'The lamp was a gift.' }], 'lamp');
+    const seen: (ActivatedWorldInfo | undefined)[] = [];
+    const { harness } = await createTestHarness({
+      maxHistoryTurns: 1,
+      plugins: [lorebookPlugin({ books: () => ({ books: [lamp], greeting: '*She lights the lamp.*' }), settings: { scanDepth: 10 } }), probe(seen)],
+      model: new ScriptedChatModel({ byStage: { actor: ['a', 'b', 'c'] } }),
+    });
+    await harness.runTurn({ sessionId: 'g1', text: 'hello' });
+    await harness.runTurn({ sessionId: 'g1', text: 'again' });
+    // Third turn: the kernel hands out only the latest turn, so the chat's start is out of reach.
+    await harness.runTurn({ sessionId: 'g1', text: 'and again' });
+    expect(seen.map((value) => value?.entries.length ?? 0)).toEqual([1, 1, 0]);
+    await harness.close();
+  });
+
+  it('a greeting that is not text fails the turn with a clear error', async () => {
+    const { harness } = await createTestHarness({
+      plugins: [lorebookPlugin({ books: () => ({ books: [lore], greeting: 7 as unknown as string }) })],
+      model: new ScriptedChatModel({ byStage: { actor: ['a'] } }),
+    });
+    await expect(harness.runTurn({ sessionId: 'g2', text: 'hello' })).rejects.toMatchObject({ cause: { code: 'LOREBOOK_INPUT_INVALID' } });
+    await harness.close();
+  });
+
   it("takes the kernel's world-info share of the turn's token budget unless given a budget of its own", async () => {
     const big = book(
       [

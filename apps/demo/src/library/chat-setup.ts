@@ -13,9 +13,6 @@ export interface ChatSetup {
   readonly persona: Persona;
 }
 
-/** Identifier of the greeting prompt placed right before the history. */
-export const GREETING_PROMPT_ID = 'firstMessage';
-
 /**
  * `{{char}}` and `{{user}}` of a chat: the card's nickname-or-name and the persona's name.
  * @param setup - the chat
@@ -55,9 +52,9 @@ export function chatGreetings(character: ImportedCharacter, names: ChatNames): s
 }
 
 /**
- * The preset a chat turn is assembled with: the chosen preset, with the character in the built-in
- * `roleplay` slot and the chosen greeting as the first assistant message right before the history.
- * The card's `system_prompt` / `post_history_instructions` replace the preset's `main` /
+ * The preset a chat turn is assembled with: the chosen preset with its SillyTavern settings and
+ * regex scripts, with the character in the built-in `roleplay` slot. The chosen greeting is not
+ * a prompt: it is the chat's first message (see {@link chatActorProfile}). The card's `system_prompt` / `post_history_instructions` replace the preset's `main` /
  * `jailbreak` in the assembler (see {@link chatActorProfile}); a preset without such a prompt gets
  * one here, first / after the input, so the card's prompts are never lost (the V2 spec).
  * @param setup - the chat
@@ -68,16 +65,12 @@ export function chatPreset(setup: ChatSetup): Preset {
   const card = setup.character.card;
   const systemPrompt = setup.chat.useCardPrompts ? card.cardPrompts.systemPrompt.trim() : '';
   const postHistory = setup.chat.useCardPrompts ? card.cardPrompts.postHistoryInstructions.trim() : '';
-  const greeting = chatGreetings(card.character, names)[setup.chat.greetingIndex] ?? '';
   const source = setup.preset.preset.prompts;
   const prompts: PromptEntry[] = [];
   for (const prompt of source) {
     if (setup.preset.builtIn && prompt.name === 'roleplay') {
       prompts.push({ ...prompt, content: characterPromptText(card.character, names) });
       continue;
-    }
-    if (prompt.marker === 'chatHistory' && greeting.trim() !== '') {
-      prompts.push({ identifier: GREETING_PROMPT_ID, name: 'First message', role: 'assistant', content: greeting });
     }
     prompts.push(prompt);
   }
@@ -87,13 +80,23 @@ export function chatPreset(setup: ChatSetup): Preset {
   if (postHistory !== '' && !source.some((prompt) => prompt.identifier === 'jailbreak')) {
     prompts.push({ identifier: 'jailbreak', name: 'Card post-history instructions', role: 'system', content: '' });
   }
-  return { name: setup.preset.name, prompts };
+  return { ...setup.preset.preset, name: setup.preset.name, prompts };
+}
+
+/**
+ * The greeting the chat starts with (the one the player swiped to), names put in; `''` when the
+ * card has none there.
+ * @param setup - the chat
+ * @returns the greeting
+ */
+export function chatGreeting(setup: ChatSetup): string {
+  return chatGreetings(setup.character.card.character, chatNames(setup))[setup.chat.greetingIndex] ?? '';
 }
 
 /**
  * What the actor plays on a chat's turn: the chat's preset, names, the card's fields (names put in)
  * plus the persona's description for `{{persona}}`, the card's own prompts (unless the chat opts
- * out), its depth prompt and its regex scripts.
+ * out), its depth prompt, its regex scripts and the chosen greeting as the chat's first message.
  * @param setup - the chat
  * @returns the per-turn actor profile
  */
@@ -110,6 +113,7 @@ export function chatActorProfile(setup: ChatSetup): ActorProfile {
     ...(setup.chat.useCardPrompts ? { cardPrompts: setup.character.card.cardPrompts } : {}),
     ...(character.depthPrompt ? { depthPrompt: character.depthPrompt } : {}),
     ...(character.regexScripts.length > 0 ? { regexScripts: character.regexScripts } : {}),
+    greeting: chatGreeting(setup),
   };
 }
 
