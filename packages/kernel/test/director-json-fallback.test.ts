@@ -83,6 +83,26 @@ describe('director on models without tool calling: a JSON decision round', () =>
     expect(model.callsFor('director').slice(3).every((call) => call.tools === undefined)).toBe(true);
   });
 
+  it.each([
+    [500, 'CUDA error: out of memory'],
+    [400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."],
+  ])('a %i that does not name tools falls back for that turn only: the next turn offers tools again', async (status, message) => {
+    const executed: unknown[] = [];
+    let failures = 1;
+    const model = directorModel([
+      (request: ChatRequest) => {
+        if (request.tools?.length && failures-- > 0) throw httpError(status, message);
+        return request.tools?.length ? '' : NO_TOOL;
+      },
+    ]);
+    const { harness, result } = await play(model, executed);
+    expect(result.events.find((event) => event.type === 'kernel/director-json-fallback')?.data).toEqual({ reason: 'rejected', model: 'scripted', status });
+    await harness.runTurn({ sessionId: 's', text: '你好' });
+    const calls = model.callsFor('director');
+    // Turn 1: tools (refused), then JSON; turn 2: tools again, answered.
+    expect(calls.map((call) => call.tools !== undefined)).toEqual([true, false, true]);
+  });
+
   it('a server that ignores `tools` (the model names the tool in text) gets a JSON round the same turn', async () => {
     const executed: unknown[] = [];
     const model = directorModel(['I would use schedule_dio for this.', SCHEDULE, NO_TOOL]);

@@ -4,7 +4,7 @@ import type { ChatMessage, ChatModel, ChatResponse, ModelRegistry } from '../por
 import type { TurnState } from '../turn/turn-state.js';
 import { type DirectorLoggers, type DirectorRun, executeDirectorCall } from './director-round.js';
 import { runJsonDirector } from './json-director.js';
-import { knownToolSupport, rememberToolSupport, type ToolSupport, toolRejectionStatus } from './tool-support.js';
+import { isLastingToolRefusal, knownToolSupport, rememberToolSupport, type ToolSupport, toolRejectionStatus } from './tool-support.js';
 import type { ToolExecutor } from './tool-executor.js';
 
 /** Settings of the pre-actor director. */
@@ -53,7 +53,7 @@ async function runToolRounds(run: DirectorRun): Promise<ToolSupport | undefined>
       const status = round === 0 ? toolRejectionStatus(error) : undefined;
       if (status !== undefined) {
         run.loggers.kernel.warn('director model rejected tools; asking for a JSON decision', { status, error: describeError(error) });
-        return { reason: 'rejected', status };
+        return { reason: 'rejected', status, lasting: isLastingToolRefusal(error) };
       }
       run.loggers.kernel.warn('director degraded', { error: describeError(error) });
       state.queue('kernel/director-degraded', { round, error: describeError(error) });
@@ -77,7 +77,7 @@ async function runToolRounds(run: DirectorRun): Promise<ToolSupport | undefined>
  * model that cannot take tools — it says so (`capabilities.tools === false`), its server answers
  * the `tools` request with 400/422/500/501, or its server ignores `tools` (the model names a tool
  * in plain text) — is asked for JSON decisions instead, checked and recorded the same way
- * (`kernel/director-json-fallback` says which and why); a refusal is remembered for later turns.
+ * (`kernel/director-json-fallback` says which and why); a refusal that says it is about tools is remembered for later turns.
  * Either way the tools read the player's raw input from the turn. A model failure degrades
  * (`kernel/director-degraded`, or `kernel/director-tools-unavailable` when even a JSON decision
  * cannot be had); cancellation propagates.
@@ -108,9 +108,10 @@ export async function runDirector(state: TurnState, executor: ToolExecutor, mode
   const known = knownToolSupport(model);
   const support = known ?? (await runToolRounds(run));
   if (support === undefined) return;
-  // Only a refusal is remembered: "ignored" is read from one answer's text, so it is re-checked
-  // every turn rather than switching a model that can call tools to JSON for good.
-  if (known === undefined && support.reason === 'rejected') rememberToolSupport(model, support);
+  // Only a refusal that says it is about tools is remembered: "ignored" is read from one answer's
+  // text, and an error that names no tools may pass (a busy GPU), so both are re-checked every
+  // turn rather than switching a model that can call tools to JSON for good.
+  if (known === undefined && support.reason === 'rejected' && support.lasting === true) rememberToolSupport(model, support);
   state.queue(DIRECTOR_JSON_FALLBACK, { reason: support.reason, model: model.id, ...(support.status ? { status: support.status } : {}) });
   await runJsonDirector(run);
 }

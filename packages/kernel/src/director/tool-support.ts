@@ -13,10 +13,16 @@ export interface ToolSupport {
   readonly reason: ToolFallbackReason;
   /** The HTTP status of the rejection, for `rejected`. */
   readonly status?: number;
+  /**
+   * For `rejected`: the refusal says it is about tool calling (remembered for later turns). A
+   * refusal that does not say so (a GPU out of memory, an unsupported sampler field) may be
+   * passing or unrelated: only that turn asks for a JSON decision.
+   */
+  readonly lasting?: boolean;
 }
 
-// Learnt per model object for the process's lifetime: a server that rejected or ignored `tools`
-// once is asked for JSON decisions from then on, instead of failing one call every turn.
+// Learnt per model object for the process's lifetime: a server that refused `tools` once, saying
+// so, is asked for JSON decisions from then on, instead of failing one call every turn.
 const learnt = new WeakMap<ChatModel, ToolSupport>();
 
 // Status codes servers answer a request they cannot serve because of `tools`: llama.cpp without
@@ -26,6 +32,10 @@ const TOOL_REJECTION_STATUS: ReadonlySet<number> = new Set([400, 422, 500, 501])
 
 /** The error code model providers use for "this server has no tool calling" (`@troupe/model-openai-compatible`). */
 const TOOLS_UNSUPPORTED_CODE = 'MODEL_TOOLS_UNSUPPORTED';
+
+// How servers word a refusal of tool calling: Ollama "does not support tools", vLLM "auto tool
+// choice requires --enable-auto-tool-choice", llama.cpp "tools param requires --jinja flag".
+const NAMES_TOOL_CALLING = /\btools?\b|tool[_ ]choice|function[_ ]call/i;
 
 /**
  * What is known about a model's tool calling before a call: its own declaration, or what an
@@ -63,4 +73,19 @@ export function toolRejectionStatus(error: unknown): number | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/**
+ * Whether a refusal found by {@link toolRejectionStatus} is about tool calling for good: the
+ * provider says so (`MODEL_TOOLS_UNSUPPORTED`), or the server's message names tools.
+ * @param error - what the model call threw
+ */
+export function isLastingToolRefusal(error: unknown): boolean {
+  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 4; depth++) {
+    if ((current as { code?: unknown }).code === TOOLS_UNSUPPORTED_CODE) return true;
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === 'string' && NAMES_TOOL_CALLING.test(message)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
