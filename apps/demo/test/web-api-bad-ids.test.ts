@@ -70,6 +70,8 @@ describe('bad ids', () => {
     const answer = await api(route.method, route.path(encodeURIComponent(bad)), route.body);
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ code: 'INVALID_ID', message: expect.stringMatching(/Invalid (story|session|item) id/) });
+    // The rule is said once, not once per check that refused the id.
+    expect(answer.body.message.match(/Invalid (story|session|item) id/g)).toHaveLength(1);
   });
 
   it('left the real workspace and session untouched', async () => {

@@ -13,6 +13,31 @@ interface MessageView {
 }
 
 describe('chat controls API', () => {
+  it('an edit gets the checks a new line gets: a blank or oversized line and an empty reply are refused, and nothing changes', async () => {
+    const session = freshId('edit-checks');
+    await playTurn(fx.server.url, session, 'A line.');
+    const [turn] = (await api('GET', `/api/sessions/${session}/messages`)).body.messages as MessageView[];
+    const path = `/api/sessions/${session}/turns/${turn?.turnId}`;
+    for (const body of [{ input: '   ' }, { input: 'z'.repeat(8_001) }, { reply: '' }, { reply: ' \n ' }, { reply: 'y'.repeat(200_001) }]) {
+      expect((await api('PATCH', path, body)).status).toBe(400);
+    }
+    const after = (await api('GET', `/api/sessions/${session}/messages`)).body.messages as MessageView[];
+    expect(after.map((message) => [message.input, message.reply])).toEqual([[turn?.input, turn?.reply]]);
+    // The same edit with text in it is taken (trimmed, as a new line is).
+    expect((await api('PATCH', path, { input: '  A fixed line.  ' })).body.turn).toMatchObject({ input: 'A fixed line.' });
+  });
+
+  it('continue and regenerate in a chat with no reply answer a plain 404 before any stream starts', async () => {
+    const empty = freshId('nothing-yet');
+    const continued = await fetch(`${fx.server.url}/api/sessions/${empty}/continue`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(continued.status).toBe(404);
+    expect(continued.headers.get('content-type')).toContain('application/json');
+    expect((await continued.json()).code).toBe('KERNEL_TURN_NOT_FOUND');
+    const regenerated = await api('POST', `/api/sessions/${empty}/turns/t1/regenerate`, {});
+    expectError(regenerated, 404, 'KERNEL_TURN_NOT_FOUND');
+    expect(regenerated.body.message).toContain('has no reply to regenerate');
+  });
+
   it('edits a reply, deletes from a turn on, and refuses unknown turns and steps with the kernel codes', async () => {
     const session = freshId('controls');
     for (const text of ['第一句。', '第二句。', '第三句。']) await playTurn(fx.server.url, session, text);

@@ -3,11 +3,11 @@ import * as z from 'zod';
 import { branchSession } from '../branch/branch-session.js';
 import type { Demo } from '../compose.js';
 import type { BranchView } from '../wire/chat.js';
-import { jsonBody, param, SessionIdSchema, TurnIdSchema } from './validation.js';
+import { EditedReplySchema, jsonBody, param, PlayerLineSchema, SessionIdSchema, TurnIdSchema } from './validation.js';
 
 const SelectSchema = z.object({ step: z.int().min(0) }).strict();
 const BranchSchema = z.object({ to: SessionIdSchema.optional() }).strict();
-const EditSchema = z.object({ step: z.int().min(0).optional(), input: z.string().optional(), reply: z.string().optional() }).strict();
+const EditSchema = z.object({ step: z.int().min(0).optional(), input: PlayerLineSchema.optional(), reply: EditedReplySchema.optional() }).strict();
 
 /**
  * The chat controls under `/api/sessions`: swipe (`PUT …/turns/:turnId/step`), edit

@@ -7,9 +7,9 @@ import type { Demo } from '../compose.js';
 import { ApiError, toApiError } from './api-error.js';
 import { chatMessages } from './session-view.js';
 import { liveEventMessage, type TurnStreamMessage, turnResultView } from './turn-stream.js';
-import { jsonBody, param, SessionIdSchema, TurnIdSchema } from './validation.js';
+import { jsonBody, param, PlayerLineSchema, SessionIdSchema, TurnIdSchema } from './validation.js';
 
-const TurnBodySchema = z.object({ text: z.string().trim().min(1, 'say something').max(8_000) }).strict();
+const TurnBodySchema = z.object({ text: PlayerLineSchema }).strict();
 
 /**
  * `POST /api/sessions/:sessionId/turns` — plays one turn and streams it as server-sent events:
@@ -37,7 +37,8 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown, request: {
     const sessionId = param(c, 'sessionId', SessionIdSchema);
     const turnId = param(c, 'turnId', TurnIdSchema);
     const last = chatMessages(await demo.storage.sessions.read(sessionId)).at(-1);
-    if (last?.turnId !== turnId) throw new ApiError(404, 'KERNEL_TURN_NOT_FOUND', `Only the last reply can be regenerated: "${turnId}" is not the last turn of "${sessionId}"`);
+    if (!last) throw new ApiError(404, 'KERNEL_TURN_NOT_FOUND', `Session "${sessionId}" has no reply to regenerate`);
+    if (last.turnId !== turnId) throw new ApiError(404, 'KERNEL_TURN_NOT_FOUND', `Only the last reply can be regenerated: "${turnId}" is not the last turn of "${sessionId}"`);
     const input = { ...(await demo.turnInputFor(sessionId, last.input)), turnId, step: Math.max(...last.steps.map((step) => step.step)) + 1 };
     return streamTurn(c, (options) => demo.harness.runTurn(input, options), onUnexpected);
   });
@@ -45,6 +46,8 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown, request: {
   // Continue: the actor extends the last visible reply (a new step holding the joined reply).
   app.post('/:sessionId/continue', async (c) => {
     const sessionId = param(c, 'sessionId', SessionIdSchema);
+    // Checked before streaming, so a chat with nothing to continue is a plain 404.
+    if (chatMessages(await demo.storage.sessions.read(sessionId)).length === 0) throw new ApiError(404, 'KERNEL_TURN_NOT_FOUND', `Session "${sessionId}" has no reply to continue`);
     const { text: _text, step: _step, turnId: _turnId, ...rest } = await demo.turnInputFor(sessionId, '…');
     return streamTurn(c, (options) => demo.harness.continueTurn(rest, options), onUnexpected);
   });

@@ -23,12 +23,24 @@ const passes = (check: (id: string) => void) => (id: string) => {
   }
 };
 
+/** A player's line (a new turn's text, or an edit of one): trimmed, not blank, at most 8 000 characters. */
+export const PlayerLineSchema = z.string().trim().min(1, 'say something').max(8_000);
+/** A reply as the player edits it: at most the kernel's default reply length, and not blank (delete the message instead). */
+export const EditedReplySchema = z
+  .string()
+  .max(200_000)
+  .refine((reply) => reply.trim() !== '', 'a reply cannot be empty: delete the message instead');
+
 /** A story workspace id (the kernel's tree id rules). */
-export const StoryIdSchema = z.string().regex(TREE_ID_PATTERN, `Invalid story id: ${ID_RULE}`).refine(passes(validateTreeId), `Invalid story id: ${ID_RULE}`);
+// `abort`: an id the pattern refuses is not checked again (one message, not the same one twice).
+export const StoryIdSchema = z
+  .string()
+  .regex(TREE_ID_PATTERN, { message: `Invalid story id: ${ID_RULE}`, abort: true })
+  .refine(passes(validateTreeId), `Invalid story id: ${ID_RULE}`);
 /** A session id (the kernel's session id rules). */
 export const SessionIdSchema = z
   .string()
-  .regex(SESSION_ID_PATTERN, `Invalid session id: ${ID_RULE}`)
+  .regex(SESSION_ID_PATTERN, { message: `Invalid session id: ${ID_RULE}`, abort: true })
   .refine(passes(validateSessionId), `Invalid session id: ${ID_RULE}`);
 /** A turn id (what the kernel generates, or an app's own: letters, digits and `_.:-`). */
 export const TurnIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'turnId: 1–128 of letters, digits, "_", ".", ":" and "-"');

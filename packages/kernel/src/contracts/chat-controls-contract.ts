@@ -57,6 +57,24 @@ export function describeChatControlsContract(name: string, make: () => Promise<S
         await harness.close();
       }));
 
+    it("an edit of the player's line holds for every step of the turn: a swipe changes only the reply", () =>
+      withFixture(make, async (fixture) => {
+        const { harness, actorCalls } = await numberedHarness(fixture);
+        await harness.runTurn({ sessionId: 's', text: 'helo', turnId: 't1' });
+        await harness.runTurn({ sessionId: 's', text: 'helo', turnId: 't1', step: 1 });
+        const edited = await harness.editTurn({ sessionId: 's', turnId: 't1', input: 'hello' });
+        expect(edited.steps.map((step) => step.input)).toEqual(['hello', 'hello']);
+        const swiped = await harness.selectStep({ sessionId: 's', turnId: 't1', step: 0 });
+        expect(swiped).toMatchObject({ step: 0, input: 'hello', reply: 'reply 1' });
+        // A reply edit stays with its own step.
+        await harness.editTurn({ sessionId: 's', turnId: 't1', step: 1, reply: 'second, edited' });
+        expect((await harness.selectStep({ sessionId: 's', turnId: 't1', step: 1 })).reply).toBe('second, edited');
+        expect((await harness.selectStep({ sessionId: 's', turnId: 't1', step: 0 })).reply).toBe('reply 1');
+        await harness.runTurn({ sessionId: 's', text: 'next', turnId: 't2' });
+        expect(contents(actorCalls().at(-1))).toEqual(['hello', 'reply 1', 'next']);
+        await harness.close();
+      }));
+
     it('removes a turn and everything after it; later turns continue from what is left', () =>
       withFixture(make, async (fixture) => {
         const { harness, actorCalls } = await numberedHarness(fixture);

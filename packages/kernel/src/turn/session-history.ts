@@ -41,8 +41,9 @@ export interface CommittedTurnRecord extends CommittedStep {
 /**
  * Folds a session's events into `turns`: one entry per turn holding its kept step, in order of
  * the turn's first appearance (a regenerated turn stays in its place). Applies the chat-control
- * events: `kernel/step-selected` (which step is kept), `kernel/turn-edited` (the visible text of
- * a step; the original stays in the log) and `kernel/turns-removed` (that turn and every later
+ * events: `kernel/step-selected` (which step is kept), `kernel/turn-edited` (the visible text:
+ * an input edit holds for every step of the turn, a reply edit for its step; the original stays
+ * in the log) and `kernel/turns-removed` (that turn and every later
  * one leave the history; a turn committed afterwards is appended at the end). Events whose
  * payload does not have the expected shape (a hand-edited import) or that name an unknown turn
  * or step are skipped. This is the one rule every view of a conversation uses; call it again
@@ -87,16 +88,21 @@ function foldSelection(turns: Map<string, CommittedTurnRecord>, event: SessionEv
   turns.set(event.turnId, { ...kept, turnId: turn.turnId, steps: turn.steps });
 }
 
+// The player's line is one message whatever reply is kept (SillyTavern swipes only the reply): an
+// edit of the input applies to every step of the turn, an edit of the reply to its own step.
 function foldEdit(turns: Map<string, CommittedTurnRecord>, event: SessionEvent): void {
   const data = event.data as Partial<TurnEditedData> | null;
   const turn = turns.get(event.turnId);
   const original = turn?.steps.find((candidate) => candidate.step === event.step);
   if (!turn || !original || typeof data !== 'object' || data === null) return;
-  const input = typeof data.input === 'string' ? data.input : original.input;
-  const reply = typeof data.reply === 'string' ? data.reply : original.reply;
-  const step: CommittedStep = { ...original, input, reply, edited: true };
-  const steps = turn.steps.map((candidate) => (candidate.step === event.step ? step : candidate));
-  const kept = turn.step === event.step ? step : turn;
+  const input = typeof data.input === 'string' ? data.input : undefined;
+  const reply = typeof data.reply === 'string' ? data.reply : undefined;
+  const steps = turn.steps.map((candidate) => {
+    const own = candidate.step === event.step;
+    if (!own && (input === undefined || input === candidate.input)) return candidate;
+    return { ...candidate, input: input ?? candidate.input, reply: own && reply !== undefined ? reply : candidate.reply, edited: true };
+  });
+  const kept = steps.find((candidate) => candidate.step === turn.step) ?? turn;
   turns.set(event.turnId, { ...kept, turnId: turn.turnId, steps });
 }
 
