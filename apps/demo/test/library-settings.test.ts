@@ -81,6 +81,12 @@ describe('model settings', () => {
     expect(file.structuredOutput).toBeUndefined();
     expect(file.story.structuredOutput).toBe('json_object');
     expectError(await api('PUT', '/api/settings/model', { tools: 'sometimes' }), 400, 'INVALID_REQUEST');
+    // null clears the context size and the reply length (back to the defaults), in the answer and the file.
+    const cleared = await api('PUT', '/api/settings/model', { contextSize: null, maxTokens: null });
+    expect(cleared.body.settings).toMatchObject({ contextSize: null, maxTokens: null });
+    const clearedFile = JSON.parse(await readFile(join(fx.dataDir, 'settings', 'model.json'), 'utf8'));
+    expect([clearedFile.contextSize, clearedFile.maxTokens]).toEqual([undefined, undefined]);
+    expect(fx.demo.turnInput('s', 'hi').scenario?.tokenBudget?.contextTokens).not.toBe(16384);
     await api('PUT', '/api/settings/model', { baseUrl: '', model: '', story: { baseUrl: '', model: '' } });
   });
 

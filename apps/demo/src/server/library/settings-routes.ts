@@ -25,8 +25,12 @@ type Connection = NonNullable<ModelSettings['story']>;
 // How long "Test connection" waits for a model server's model list (headers and body).
 const TEST_TIMEOUT_MS = 10_000;
 
+// The connection's own fields of `current` (the top level of the settings also holds the context
+// size, the reply length and the story connection, which the caller merges itself).
+const CONNECTION_KEYS = Object.keys(ConnectionSchema.shape) as (keyof Connection)[];
+
 function mergeConnection(current: Connection | undefined, change: z.output<typeof ConnectionChange> | undefined): Connection {
-  const next: Connection = { ...current };
+  const next: Connection = Object.fromEntries(CONNECTION_KEYS.filter((key) => current?.[key] !== undefined).map((key) => [key, current?.[key]]));
   if (change === undefined) return next;
   if (change.baseUrl !== undefined) next.baseUrl = change.baseUrl === '' ? undefined : change.baseUrl;
   if (change.model !== undefined) next.model = change.model === '' ? undefined : change.model;
