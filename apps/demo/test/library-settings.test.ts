@@ -1,4 +1,6 @@
 import { stat, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { composeDemo } from '../src/compose.js';
@@ -131,6 +133,31 @@ describe('model settings', () => {
       }
     } finally {
       await cleanup();
+    }
+  });
+
+  it('a saved timeout bounds how long a silent server is waited for; the turn ends with a message naming it', async () => {
+    const silent = createServer(() => {
+      // reads the request, never answers (a server stuck loading a model)
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`;
+      const saved = await api('PUT', '/api/settings/model', { baseUrl, model: 'stuck', timeoutSeconds: 1 });
+      expect(saved.body.settings.timeoutSeconds).toBe(1);
+      expectError(await api('PUT', '/api/settings/model', { timeoutSeconds: 0 }), 400, 'INVALID_REQUEST');
+      const started = Date.now();
+      const last = (await playTurn(fx.server.url, 'timeout-turn', 'Hello?')).at(-1);
+      expect(last?.event).toBe('error');
+      expect(JSON.stringify(last?.data)).toContain('did not answer in time');
+      // The director's call and the actor's each waited once (no retry of a timeout).
+      expect(Date.now() - started).toBeLessThan(10_000);
+      const cleared = await api('PUT', '/api/settings/model', { timeoutSeconds: null });
+      expect(cleared.body.settings.timeoutSeconds).toBeNull();
+    } finally {
+      await api('PUT', '/api/settings/model', { baseUrl: '', model: '', timeoutSeconds: null });
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 });

@@ -17,9 +17,17 @@ export interface OpenAICompatibleOptions {
    * for longer fails the call at once with MODEL_RATE_LIMITED naming the wait.
    */
   readonly maxRetryAfterMs?: number;
-  /** Time to wait for the response headers of each attempt, in ms (default 60 000). */
+  /**
+   * How long the model may take to start answering, in ms (default 300 000): a non-streamed
+   * answer in full, a stream's headers and then its first token. Local servers need that long
+   * to load a model or read a long prompt. A request that timed out is not sent again.
+   * Env: `TROUPE_MODEL_TIMEOUT_MS`.
+   */
   readonly timeoutMs?: number;
-  /** Longest silence between streamed chunks before the stream fails with MODEL_TIMEOUT (default 30 000). */
+  /**
+   * Longest silence between streamed chunks once the first token came, before the stream fails
+   * with MODEL_TIMEOUT (default 60 000). Env: `TROUPE_MODEL_STREAM_IDLE_TIMEOUT_MS`.
+   */
   readonly streamIdleTimeoutMs?: number;
   /**
    * Usage in streams (`stream_options.include_usage`). `auto` (default; `true` means the same)
@@ -100,6 +108,8 @@ export const MODEL_ENV = {
   thinkTags: 'TROUPE_MODEL_THINK_TAGS',
   tokenizer: 'TROUPE_MODEL_TOKENIZER',
   contextTokens: 'TROUPE_MODEL_CONTEXT_TOKENS',
+  timeoutMs: 'TROUPE_MODEL_TIMEOUT_MS',
+  streamIdleTimeoutMs: 'TROUPE_MODEL_STREAM_IDLE_TIMEOUT_MS',
 } as const;
 
 /** The prefix of {@link MODEL_ENV}. */
@@ -125,8 +135,8 @@ const ConfigSchema = z.object({
   model: z.string().trim().min(1),
   maxRetries: z.int().min(0).max(10).default(2),
   maxRetryAfterMs: z.int().min(0).max(3_600_000).default(30_000),
-  timeoutMs: z.int().min(1).max(3_600_000).default(60_000),
-  streamIdleTimeoutMs: z.int().min(1).max(3_600_000).default(30_000),
+  timeoutMs: z.coerce.number().int().min(1).max(3_600_000).default(300_000),
+  streamIdleTimeoutMs: z.coerce.number().int().min(1).max(3_600_000).default(60_000),
   streamUsage: z
     .union([z.boolean(), z.enum(['auto', 'on', 'off'])])
     .default('auto')
@@ -172,6 +182,8 @@ export function resolveOpenAICompatibleConfig(
     thinkTags: options.thinkTags ?? setting(env[names.thinkTags]),
     tokenizer: options.tokenizer ?? setting(env[names.tokenizer]),
     contextTokens: options.contextTokens ?? nonEmpty(env[names.contextTokens]),
+    timeoutMs: options.timeoutMs ?? nonEmpty(env[names.timeoutMs]),
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? nonEmpty(env[names.streamIdleTimeoutMs]),
   };
   const parsed = ConfigSchema.safeParse(candidate);
   if (!parsed.success) {

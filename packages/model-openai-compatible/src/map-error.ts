@@ -14,7 +14,7 @@ const CONTEXT_TOO_LONG = /context[_ ]length|maximum context|context (?:size|wind
 export function toModelError(error: unknown, modelId: string, baseURL: string): ModelError {
   if (ModelError.isInstance(error)) return error;
   if (error instanceof APIConnectionTimeoutError) {
-    return new ModelError('MODEL_TIMEOUT', `${modelId}: the server at ${baseURL} did not answer in time.`, { cause: error, modelId });
+    return new ModelError('MODEL_TIMEOUT', `${modelId}: the server at ${baseURL} did not answer in time (TROUPE_MODEL_TIMEOUT_MS, or the timeout in the model settings).`, { cause: error, modelId });
   }
   if (error instanceof APIConnectionError) {
     return new ModelError('MODEL_UNREACHABLE', `${modelId}: cannot reach the model server at ${baseURL} (${describeCause(error)}). Is it running?`, {

@@ -125,7 +125,10 @@ class OpenAICompatibleModel implements ChatModel {
     // early; the caller's abort is forwarded to it.
     const { controller: internal, dispose: unlink } = linkedController(request.signal);
     const idleMs = this.#config.streamIdleTimeoutMs;
-    const silent = () => new ModelError('MODEL_TIMEOUT', `${this.id}: the stream went silent for ${idleMs} ms.`, { modelId: this.id });
+    const firstTokenMs = this.#config.timeoutMs;
+    const silent = () => new ModelError('MODEL_TIMEOUT', `${this.id}: the stream went silent for ${idleMs} ms (TROUPE_MODEL_STREAM_IDLE_TIMEOUT_MS).`, { modelId: this.id });
+    const noFirstToken = () =>
+      new ModelError('MODEL_TIMEOUT', `${this.id}: the model did not start answering within ${firstTokenMs} ms (TROUPE_MODEL_TIMEOUT_MS, or the timeout in the model settings).`, { modelId: this.id });
     const fail = (error: unknown): unknown => {
       if (request.signal.aborted) return abortReason(request.signal);
       return this.#toError(error, request);
@@ -146,7 +149,10 @@ class OpenAICompatibleModel implements ChatModel {
         try {
           // The idle timeout is the kernel's deadline, per chunk: each wait for the next chunk
           // gets `idleMs` (a slow but alive stream is read to the end), a cancel wins at once.
-          next = await runWithin(systemClock, idleMs, request.signal, silent, () => chunks.next());
+          // Until the model said something (a role-only chunk is no answer yet), the wait is the
+          // request's: reading a long prompt or loading a model comes before the first token.
+          const answering = accumulator.received;
+          next = await runWithin(systemClock, answering ? idleMs : firstTokenMs, request.signal, answering ? silent : noFirstToken, () => chunks.next());
         } catch (error) {
           throw fail(error);
         }

@@ -1,5 +1,5 @@
 import { retryAfterMs as headerRetryAfterMs, retryWithDelays } from '@troupe/kernel/util';
-import { APIConnectionError, APIError } from 'openai';
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { ModelError } from './model-error.js';
 
 /** How failed requests are retried (the `openai` SDK's own retries are switched off). */
@@ -52,11 +52,13 @@ export function withRetries<T>(settings: RetrySettings, signal: AbortSignal, mod
 }
 
 /**
- * Whether a failure is worth retrying: no connection (timeouts included), or HTTP 408, 409, 429
- * and 5xx — unless the server said `x-should-retry: false`.
+ * Whether a failure is worth retrying: no connection, or HTTP 408, 409, 429 and 5xx — unless the
+ * server said `x-should-retry: false`. A timeout is not: the attempt already had the whole wait,
+ * and a server that needs longer (a model loading) would only be asked again to start over.
  * @param error - what one attempt threw
  */
 export function isRetryable(error: unknown): boolean {
+  if (error instanceof APIConnectionTimeoutError) return false;
   if (error instanceof APIConnectionError) return true;
   if (!(error instanceof APIError) || typeof error.status !== 'number') return false;
   const hint = error.headers?.get('x-should-retry');

@@ -128,6 +128,35 @@ describe('malformed streams', () => {
 });
 
 describe('stream idle timeout', () => {
+  it('the first token may take as long as the request timeout (a model loading, a long prompt being read); after it the idle timeout applies', async () => {
+    server = await startServer(async (_req, res) => {
+      // Headers at once, as llama.cpp and vLLM send them, then a long silence before the first token.
+      startSse(res);
+      sse(res, chunk({ role: 'assistant' }));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      sse(res, chunk({ content: 'Finally.' }));
+      sse(res, chunk({}, 'stop'));
+      sse(res, '[DONE]');
+      res.end();
+    });
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: 'm', streamIdleTimeoutMs: 100, timeoutMs: 5_000 }, {});
+    const parts = await collect(model.stream!(chatRequest()));
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', response: { text: 'Finally.' } });
+  });
+
+  it('no first token within the request timeout → MODEL_TIMEOUT naming the setting, and the request is not sent again', async () => {
+    server = await startServer((_req, res) => {
+      startSse(res);
+      res.flushHeaders();
+      sse(res, chunk({ role: 'assistant' }));
+    });
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: 'm', streamIdleTimeoutMs: 5_000, timeoutMs: 150, maxRetries: 3 }, {});
+    const error = (await collect(model.stream!(chatRequest())).catch((caught: unknown) => caught)) as ModelError;
+    expect(error.code).toBe('MODEL_TIMEOUT');
+    expect(error.message).toContain('TROUPE_MODEL_TIMEOUT_MS');
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('a slow but alive stream (each gap shorter than the idle timeout, the whole stream longer) is read to the end', async () => {
     const gaps = 8;
     server = await startServer(async (_req, res) => {

@@ -22,6 +22,13 @@ describe('settings from the environment', () => {
     expect(resolveOpenAICompatibleConfig({ structuredOutputs: false }, base).structuredOutput).toBe('json_object');
   });
 
+  it('reads TROUPE_MODEL_TIMEOUT_MS and _STREAM_IDLE_TIMEOUT_MS; the defaults wait for a slow local server (5 min for the first token, 1 min between tokens)', () => {
+    expect(resolveOpenAICompatibleConfig({}, base)).toMatchObject({ timeoutMs: 300_000, streamIdleTimeoutMs: 60_000 });
+    expect(resolveOpenAICompatibleConfig({}, { ...base, TROUPE_MODEL_TIMEOUT_MS: '900000', TROUPE_MODEL_STREAM_IDLE_TIMEOUT_MS: ' 120000 ' })).toMatchObject({ timeoutMs: 900_000, streamIdleTimeoutMs: 120_000 });
+    expect(resolveOpenAICompatibleConfig({ timeoutMs: 1_000 }, { ...base, TROUPE_MODEL_TIMEOUT_MS: '900000' }).timeoutMs).toBe(1_000);
+    expect(() => resolveOpenAICompatibleConfig({}, { ...base, TROUPE_MODEL_TIMEOUT_MS: 'soon' })).toThrow(/timeoutMs/);
+  });
+
   it('reads another prefix (the story pipeline model: TROUPE_STORY_MODEL_*)', () => {
     expect(modelEnvNames('TROUPE_STORY_MODEL')).toMatchObject({ baseURL: 'TROUPE_STORY_MODEL_BASE_URL', model: 'TROUPE_STORY_MODEL', tools: 'TROUPE_STORY_MODEL_TOOLS' });
     const config = resolveOpenAICompatibleConfig({}, { TROUPE_STORY_MODEL_BASE_URL: 'http://127.0.0.1:8000/v1', TROUPE_STORY_MODEL: 'qwq', TROUPE_STORY_MODEL_STRUCTURED_OUTPUT: 'prompt' }, 'TROUPE_STORY_MODEL');

@@ -87,6 +87,16 @@ describe('errors and retries', () => {
     expect((await failure(model.generate(chatRequest()))).code).toBe('MODEL_TIMEOUT');
   });
 
+  it('does not send a request that timed out again: a server that needs longer gets the whole wait once', async () => {
+    server = await startServer(() => {
+      // never answers
+    });
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: 'm', maxRetries: 3, timeoutMs: 80 }, {});
+    const error = await failure(model.generate(chatRequest()));
+    expect(error.code).toBe('MODEL_TIMEOUT');
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('rejects a response without choices as MODEL_RESPONSE_INVALID', async () => {
     server = await startServer((_req, res) => sendJson(res, 200, { choices: [] }));
     const model = openAICompatibleModel({ baseURL: server.baseURL, model: 'm', maxRetries: 0 }, {});

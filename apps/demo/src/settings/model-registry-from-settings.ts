@@ -21,6 +21,7 @@ function connection(settings: Connection, maxTokens: number | undefined, context
     ...(settings.streamUsage !== undefined ? { streamUsage: settings.streamUsage } : {}),
     ...(settings.tools !== undefined ? { tools: settings.tools } : {}),
     ...(contextSize !== undefined ? { contextTokens: contextSize } : {}),
+    ...(settings.timeoutSeconds !== undefined ? { timeoutMs: settings.timeoutSeconds * 1000 } : {}),
     ...(maxTokens !== undefined ? { extraBody: { max_tokens: maxTokens } } : {}),
   };
 }

@@ -27,6 +27,8 @@ export const ConnectionSchema = z.object({
   structuredOutput: z.enum(['auto', 'json_schema', 'json_object', 'prompt']).optional(),
   streamUsage: z.enum(['auto', 'on', 'off']).optional(),
   tools: z.enum(['auto', 'on', 'off']).optional(),
+  /** How long the model may take to start answering, in seconds (the provider's `timeoutMs`; default 300). */
+  timeoutSeconds: z.number().int().min(1).max(3600).optional(),
 });
 
 /** The server-behaviour settings of a connection, as the browser sees and sends them. */
@@ -52,7 +54,8 @@ export interface ModelSettingsView extends ServerSettingsView {
   readonly hasApiKey: boolean;
   readonly contextSize: number | null;
   readonly maxTokens: number | null;
-  readonly story: { readonly baseUrl: string | null; readonly model: string | null; readonly hasApiKey: boolean } & ServerSettingsView;
+  readonly timeoutSeconds: number | null;
+  readonly story: { readonly baseUrl: string | null; readonly model: string | null; readonly hasApiKey: boolean; readonly timeoutSeconds: number | null } & ServerSettingsView;
 }
 
 /** How a connection talks to its server (`auto` when unset). */
@@ -78,11 +81,13 @@ export function settingsView(settings: ModelSettings): ModelSettingsView {
     hasApiKey: (settings.apiKey ?? '') !== '',
     contextSize: settings.contextSize ?? null,
     maxTokens: settings.maxTokens ?? null,
+    timeoutSeconds: settings.timeoutSeconds ?? null,
     ...serverSettingsView(settings),
     story: {
       baseUrl: settings.story?.baseUrl ?? null,
       model: settings.story?.model ?? null,
       hasApiKey: (settings.story?.apiKey ?? '') !== '',
+      timeoutSeconds: settings.story?.timeoutSeconds ?? null,
       ...serverSettingsView(settings.story),
     },
   };

@@ -131,7 +131,9 @@ export interface ModelSettingsAnswer {
     readonly hasApiKey: boolean;
     readonly contextSize: number | null;
     readonly maxTokens: number | null;
-    readonly story: { readonly baseUrl: string | null; readonly model: string | null; readonly hasApiKey: boolean } & ServerSettings;
+    /** How long the model may take to start answering (s); null: the provider's default (300). */
+    readonly timeoutSeconds: number | null;
+    readonly story: { readonly baseUrl: string | null; readonly model: string | null; readonly hasApiKey: boolean; readonly timeoutSeconds: number | null } & ServerSettings;
   } & ServerSettings;
   readonly source: 'environment' | 'settings' | 'offline';
   readonly modelId: string;

@@ -10,7 +10,13 @@ import { jsonBody } from '../validation.js';
 
 // `apiKey: null` clears a key; leaving it out keeps the saved one (the browser never has it).
 const KeyChange = z.string().max(4096).nullable().optional();
-const ConnectionChange = ConnectionSchema.omit({ apiKey: true }).extend({ baseUrl: ConnectionSchema.shape.baseUrl.or(z.literal('')), model: z.string().trim().max(256).optional(), apiKey: KeyChange });
+const ConnectionChange = ConnectionSchema.omit({ apiKey: true }).extend({
+  baseUrl: ConnectionSchema.shape.baseUrl.or(z.literal('')),
+  model: z.string().trim().max(256).optional(),
+  apiKey: KeyChange,
+  // null: back to the provider's default.
+  timeoutSeconds: ConnectionSchema.shape.timeoutSeconds.unwrap().nullable().optional(),
+});
 const SaveSchema = ConnectionChange.extend({
   contextSize: ModelSettingsSchema.shape.contextSize.nullable(),
   maxTokens: ModelSettingsSchema.shape.maxTokens.nullable(),
@@ -35,6 +41,7 @@ function mergeConnection(current: Connection | undefined, change: z.output<typeo
   if (change.baseUrl !== undefined) next.baseUrl = change.baseUrl === '' ? undefined : change.baseUrl;
   if (change.model !== undefined) next.model = change.model === '' ? undefined : change.model;
   if (change.apiKey !== undefined) next.apiKey = change.apiKey === null || change.apiKey === '' ? undefined : change.apiKey;
+  if (change.timeoutSeconds !== undefined) next.timeoutSeconds = change.timeoutSeconds ?? undefined;
   // `auto` is the provider's default: stored as "not set".
   for (const key of SERVER_SETTING_KEYS) {
     const value = change[key];

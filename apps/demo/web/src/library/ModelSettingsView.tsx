@@ -14,6 +14,7 @@ interface Form {
   apiKey: string;
   contextSize: string;
   maxTokens: string;
+  timeoutSeconds: string;
   storyBaseUrl: string;
   storyModel: string;
   storyApiKey: string;
@@ -66,6 +67,7 @@ function formOf(value: ModelSettingsAnswer): Form {
     apiKey: '',
     contextSize: s.contextSize?.toString() ?? '',
     maxTokens: s.maxTokens?.toString() ?? '',
+    timeoutSeconds: s.timeoutSeconds?.toString() ?? '',
     storyBaseUrl: s.story.baseUrl ?? '',
     storyModel: s.story.model ?? '',
     storyApiKey: '',
@@ -125,6 +127,7 @@ export function ModelSettingsView({ onSaved }: Props) {
         ...(form.apiKey ? { apiKey: form.apiKey } : {}),
         contextSize: number(form.contextSize),
         maxTokens: number(form.maxTokens),
+        timeoutSeconds: number(form.timeoutSeconds),
         ...form.server,
         story: { baseUrl: form.storyBaseUrl.trim(), model: form.storyModel.trim(), ...(form.storyApiKey ? { apiKey: form.storyApiKey } : {}), ...form.storyServer },
       });
@@ -197,6 +200,10 @@ export function ModelSettingsView({ onSaved }: Props) {
           <label>
             回复长度 Response length (max tokens)
             <input data-testid="model-max-tokens" className="narrow-wide" inputMode="numeric" value={form.maxTokens} onChange={set('maxTokens')} />
+          </label>
+          <label title="How long the model may take to start answering: loading a model or reading a long prompt takes minutes on a local server (default 300 s)">
+            等待首字 Wait for the first token (s)
+            <input data-testid="model-timeout" className="narrow-wide" inputMode="numeric" placeholder="300" value={form.timeoutSeconds} onChange={set('timeoutSeconds')} />
           </label>
         </div>
         <ServerFields prefix="model" value={form.server} onChange={(server) => setForm({ ...form, server })} />
