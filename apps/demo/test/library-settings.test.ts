@@ -24,6 +24,13 @@ describe('model settings', () => {
     const dead = await api('POST', '/api/settings/model/test', { baseUrl: 'http://127.0.0.1:9/v1' });
     expectError(dead, 502, 'MODEL_CONNECTION_FAILED');
     expectError(await api('POST', '/api/settings/model/test', { baseUrl: 'file:///etc/passwd' }), 400, 'INVALID_REQUEST');
+    // A password or a key in the URL is refused, and never repeated back.
+    for (const baseUrl of [`http://bob:hunter2pass@127.0.0.1:9/v1`, `http://127.0.0.1:9/v1?api_key=sk-URLKEY-777`]) {
+      for (const refused of [await api('POST', '/api/settings/model/test', { baseUrl }), await api('PUT', '/api/settings/model', { baseUrl, model: 'm' })]) {
+        expectError(refused, 400, 'INVALID_REQUEST');
+        expect(JSON.stringify(refused.body)).not.toMatch(/hunter2pass|sk-URLKEY-777/);
+      }
+    }
   });
 
   it('saves the connection in a 0600 file, never sends the key back, and plays turns through it', async () => {

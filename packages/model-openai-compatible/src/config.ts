@@ -130,7 +130,13 @@ export function modelEnvNames(prefix: string = DEFAULT_ENV_PREFIX): { readonly [
 const PLACEHOLDER_API_KEY = 'troupe-no-key';
 
 const ConfigSchema = z.object({
-  baseURL: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, '')),
+  baseURL: z
+    .url({ protocol: /^https?$/ })
+    // A password in the URL would be shown in every error message and log line (and fetch
+    // refuses such URLs anyway); a query string would end up in front of `/chat/completions`.
+    .refine((url) => URL.canParse(url) && new URL(url).username === '' && new URL(url).password === '', 'must not hold a user name or password: put the key in apiKey (or a header)')
+    .refine((url) => URL.canParse(url) && new URL(url).search === '' && new URL(url).hash === '', 'must not have a query string or fragment: it ends with the API path, e.g. /v1')
+    .transform((url) => url.replace(/\/+$/, '')),
   apiKey: z.string().min(1),
   model: z.string().trim().min(1),
   maxRetries: z.int().min(0).max(10).default(2),

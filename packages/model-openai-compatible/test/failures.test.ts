@@ -114,4 +114,17 @@ describe('errors and retries', () => {
     expect(() => openAICompatibleModel({ baseURL: 'ftp://x', model: 'm' }, {})).toThrow(/baseURL/);
     expect(() => openAICompatibleModel({ model: 'm', maxRetries: -1 }, { TROUPE_MODEL_BASE_URL: 'http://127.0.0.1:1' })).toThrow(ModelError);
   });
+
+  it('refuses a base URL with a password or a query string, without repeating the secret', () => {
+    for (const baseURL of ['http://bob:hunter2pass@127.0.0.1:1/v1', 'http://127.0.0.1:1/v1?api_key=sk-URLKEY-777', 'http://127.0.0.1:1/v1#frag']) {
+      try {
+        openAICompatibleModel({ baseURL, model: 'm' }, {});
+        expect.unreachable(`should have refused ${baseURL}`);
+      } catch (error) {
+        expect((error as ModelError).code).toBe('MODEL_CONFIG_INVALID');
+        expect((error as ModelError).message).toMatch(/baseURL/);
+        expect((error as ModelError).message).not.toMatch(/hunter2pass|sk-URLKEY-777/);
+      }
+    }
+  });
 });

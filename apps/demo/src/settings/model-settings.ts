@@ -13,7 +13,10 @@ const HttpUrl = z
   .trim()
   .max(2048)
   .url('must be a URL such as http://127.0.0.1:11434/v1')
-  .refine((value) => /^https?:\/\//i.test(value), 'must start with http:// or https://');
+  .refine((value) => /^https?:\/\//i.test(value), 'must start with http:// or https://')
+  // A password in the URL would show in error messages and logs; a query string breaks the API path.
+  .refine((value) => !URL.canParse(value) || (new URL(value).username === '' && new URL(value).password === ''), 'must not hold a user name or password: put the key in the API key field')
+  .refine((value) => !URL.canParse(value) || (new URL(value).search === '' && new URL(value).hash === ''), 'must not have a query string: it ends with the API path, e.g. /v1');
 
 /**
  * One OpenAI-compatible server: where, which model, its key, and how to talk to it (the
