@@ -44,4 +44,21 @@ describe('the actor’s reasoning', () => {
       await harness.close();
     }
   });
+
+  it('a blank answer (nothing, whitespace, a tool call only) fails the turn with KERNEL_MODEL_FAILED and commits nothing', async () => {
+    const blanks = [{ text: '' }, { text: ' \n\n  ' }, { text: '', toolCalls: [{ id: 'c1', name: 'roll', arguments: '{}' }] }, { text: '', finishReason: 'content_filter' }];
+    for (const answer of blanks) {
+      for (const streaming of [true, false]) {
+        const model = new ScriptedChatModel({ byStage: { actor: [answer] } });
+        const sessionLog = new MemorySessionLog();
+        const harness = await createHarness({ model, sessionLog });
+        const error = await rejectionOf(harness.runTurn({ sessionId: 's', text: 'Hello' }, streaming ? { onReplyDelta: () => {} } : {}));
+        expect((error as KernelError).code).toBe('KERNEL_MODEL_FAILED');
+        expect((error as KernelError).details).toMatchObject({ reason: 'empty' });
+        expect((error as KernelError).message).toContain(answer.finishReason === 'content_filter' ? 'content filter' : 'no text');
+        expect((await sessionLog.read('s')).some((event) => event.type === TURN_COMMITTED)).toBe(false);
+        await harness.close();
+      }
+    }
+  });
 });

@@ -20,6 +20,8 @@ import { defineErrorClass, type TroupeErrorOptions } from '@troupe/kernel';
  *   usually the response length ran out while thinking (`details.finishReason`, `details.reasoning`).
  * - `MODEL_TOOLS_UNSUPPORTED` — the server (or the `tools` setting) does not support tool calling;
  *   the model's `capabilities.tools` is `false` from then on.
+ * - `MODEL_CONTENT_FILTERED` — the server's content filter ended the answer before any text
+ *   (`finish_reason: content_filter`).
  * - `MODEL_FAILED` — anything else.
  */
 export type ModelErrorCode =
@@ -37,6 +39,7 @@ export type ModelErrorCode =
   | 'MODEL_JSON_INVALID'
   | 'MODEL_REASONING_ONLY'
   | 'MODEL_TOOLS_UNSUPPORTED'
+  | 'MODEL_CONTENT_FILTERED'
   | 'MODEL_FAILED';
 
 /** The extra fields of a {@link ModelError}. */

@@ -172,6 +172,9 @@ class OpenAICompatibleModel implements ChatModel {
       yield* parts(accumulator.end());
       // A stream may end (or send [DONE]) without a finish reason — gateways and proxies do;
       // what matters is whether the model said anything.
+      if (!accumulator.received && accumulator.filtered) {
+        throw new ModelError('MODEL_CONTENT_FILTERED', `${this.id}: the server's content filter ended the answer before any text (finish_reason: content_filter).`, { modelId: this.id });
+      }
       if (!accumulator.received) {
         throw new ModelError('MODEL_STREAM_MALFORMED', `${this.id}: the stream ended before the model answered (no content, reasoning or tool call).`, {
           modelId: this.id,

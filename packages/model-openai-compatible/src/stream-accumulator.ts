@@ -42,6 +42,11 @@ export class StreamAccumulator {
     return this.#finishReason !== undefined;
   }
 
+  /** True when the server's content filter ended the stream (`finish_reason: content_filter`). */
+  get filtered(): boolean {
+    return this.#finishReason === 'content_filter';
+  }
+
   /** True when content, reasoning or a tool call arrived (a stream without them said nothing). */
   get received(): boolean {
     return this.#toolCalls.size > 0 || this.#text() !== '' || this.#reasoning() !== '';

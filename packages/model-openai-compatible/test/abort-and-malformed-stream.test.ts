@@ -114,6 +114,18 @@ describe('malformed streams', () => {
     expect(error.message).toContain('CUDA out of memory');
   });
 
+  it("a stream the server's content filter ended before any text → MODEL_CONTENT_FILTERED, saying so", async () => {
+    const { error } = await streamFailure((_req, res) => {
+      startSse(res);
+      sse(res, chunk({ role: 'assistant' }));
+      sse(res, chunk({}, 'content_filter'));
+      sse(res, '[DONE]');
+      res.end();
+    });
+    expect(error.code).toBe('MODEL_CONTENT_FILTERED');
+    expect(error.message).toContain('content filter');
+  });
+
   it('a stream that goes silent → MODEL_TIMEOUT after the idle timeout', async () => {
     const { error, parts } = await streamFailure(
       (_req, res) => {

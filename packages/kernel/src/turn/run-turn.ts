@@ -388,13 +388,22 @@ async function callActor(model: ChatModel, request: ChatRequest, turn: LazyAbort
   } finally {
     link?.dispose();
   }
-  // Never commit an empty reply because the model only thought (any provider, not only ours).
-  if (response.text.trim() === '' && response.reasoning?.trim()) {
-    throw new KernelError('KERNEL_MODEL_FAILED', `The actor model "${model.id}" answered with reasoning only and no reply.`, {
-      details: { reason: 'reasoning-only', ...(response.finishReason ? { finishReason: response.finishReason } : {}) },
-    });
-  }
+  // Never commit a blank reply: the player would see an empty message, and the next turn's actor
+  // an empty answer in its history. The player's line stays theirs to send again.
+  if (response.text.trim() === '') throw blankReply(model.id, response);
   return response;
+}
+
+// Why an answer had no reply: the model only thought (any provider, not only ours), a content
+// filter stopped it, or it said nothing (a tool call only, whitespace).
+function blankReply(modelId: string, response: ChatResponse): KernelError {
+  const finish = response.finishReason ? { finishReason: response.finishReason } : {};
+  if (response.reasoning?.trim()) {
+    return new KernelError('KERNEL_MODEL_FAILED', `The actor model "${modelId}" answered with reasoning only and no reply.`, { details: { reason: 'reasoning-only', ...finish } });
+  }
+  const filtered = response.finishReason === 'content_filter' || response.finishReason === 'content-filter';
+  const why = filtered ? "the server's content filter stopped it" : 'the model answered with no text';
+  return new KernelError('KERNEL_MODEL_FAILED', `The actor model "${modelId}" gave an empty reply (${why}); nothing was committed.`, { details: { reason: 'empty', ...finish } });
 }
 
 async function streamActor(model: ChatModel, request: ChatRequest, options: RunTurnOptions, maxReplyChars: number, tooLarge: () => KernelError): Promise<ChatResponse> {
