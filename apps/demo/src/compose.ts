@@ -14,6 +14,7 @@ import { LIA_CHARACTER_NAME, LIA_CHARACTER_PROMPT, LIA_TARGET_PROMPT_ID } from '
 import { chatActorPlugin } from './library/chat-actor-plugin.js';
 import { chatActorProfile, chatNames, characterPromptText, dioTargetPromptId } from './library/chat-setup.js';
 import { type DemoLibrary, openDemoLibrary } from './library/demo-library.js';
+import { withPresetGeneration } from './library/preset-generation.js';
 import { sessionLore } from './library/session-lore.js';
 import { ModelSettingsFile } from './settings/model-settings.js';
 import { SwitchableModels } from './settings/model-registry-from-settings.js';
@@ -214,6 +215,7 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
         const chat = await library.chats.find(sessionId);
         if (chat === undefined) return baseInput(sessionId, text, extra);
         const setup = await library.setup(chat.id);
+        extra = withPresetGeneration(extra, setup.preset.settings, models.tokenBudget, models.resolve(extra.scenario?.actorModel).capabilities?.contextTokens);
         if (!setup.preset.dioAccepts) {
           // Without a DIO slot a compiled prompt would fail every turn; the preset view says why.
           return inputWithoutDio(sessionId, text, extra);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { composeDemo } from '../src/compose.js';
 import { expectError, playTurn } from './support/api-client.js';
+import { corpusBytes, upload } from './support/corpus.js';
 import { tempDataDir } from './helpers.js';
 import { setupWebFixture } from './support/setup-web-fixture.js';
 
@@ -165,6 +166,33 @@ describe('model settings', () => {
       await api('PUT', '/api/settings/model', { baseUrl: '', model: '', timeoutSeconds: null });
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it("a library chat is played with its preset's sampling, and with its context size and response length where the settings set none", async () => {
+    await api('PUT', '/api/settings/model', { baseUrl: fx.fake.baseUrl, model: 'fake-rp', contextSize: null, maxTokens: null });
+    try {
+      const raw = JSON.parse(new TextDecoder().decode(corpusBytes('presets', 'p01-st-default.json')));
+      const tuned = { ...raw, temperature: 0.7, top_p: 0.9, frequency_penalty: 0.3, presence_penalty: 0.2, openai_max_context: 20_000, openai_max_tokens: 345 };
+      const preset = await upload(fx.server.url, '/api/presets', new TextEncoder().encode(JSON.stringify(tuned)), 'Tuned.json');
+      const card = { spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Vela', description: '{{char}} keeps the lighthouse.', first_mes: 'Welcome.' } };
+      const character = await upload(fx.server.url, '/api/characters', new TextEncoder().encode(JSON.stringify(card)), 'vela.json');
+      const chat = await api('POST', '/api/chats', { characterId: character.body.id, presetId: preset.body.id });
+      expect((await fx.demo.turnInputFor(chat.body.id, 'x')).scenario).toMatchObject({
+        tokenBudget: { contextTokens: 20_000, responseTokens: 345 },
+        actorSampling: { temperature: 0.7, topP: 0.9, frequencyPenalty: 0.3, presencePenalty: 0.2 },
+      });
+      const before = fx.fake.requests.length;
+      await playTurn(fx.server.url, chat.body.id, 'Is the light on?');
+      const actor = fx.fake.requests.slice(before).find((request) => request.body.stream);
+      expect(actor?.body).toMatchObject({ temperature: 0.7, top_p: 0.9, frequency_penalty: 0.3, presence_penalty: 0.2, max_tokens: 345 });
+      // The director's own call keeps the server's defaults.
+      expect(fx.fake.requests.slice(before).find((request) => !request.body.stream)?.body).not.toHaveProperty('top_p');
+      // A size saved in the Model view says what the server runs: it wins over the preset's.
+      await api('PUT', '/api/settings/model', { contextSize: 8192, maxTokens: 200 });
+      expect((await fx.demo.turnInputFor(chat.body.id, 'x')).scenario?.tokenBudget).toEqual({ contextTokens: 8192, responseTokens: 200 });
+    } finally {
+      await api('PUT', '/api/settings/model', { baseUrl: '', model: '', contextSize: null, maxTokens: null });
     }
   });
 });

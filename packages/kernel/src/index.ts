@@ -6,7 +6,7 @@
 // Lifecycle
 export { createHarness } from './harness/create-harness.js';
 export type { Harness, HarnessOptions, RunTurnOptions, TurnResult } from './harness/harness-options.js';
-export type { Scenario, TurnInput } from './turn/turn-input.js';
+export type { ActorSampling, Scenario, TurnInput } from './turn/turn-input.js';
 export { foldCommittedTurns, TURN_COMMITTED } from './turn/session-history.js';
 export type { CommittedStep, CommittedTurnRecord, TurnCommittedData } from './turn/session-history.js';
 

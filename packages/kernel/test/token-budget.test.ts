@@ -83,6 +83,21 @@ describe('the per-turn token budget', () => {
     await harness.close();
   });
 
+  it("passes the turn's actor sampling (a preset's temperature, top_p, penalties) to the actor's request, and to no other stage", async () => {
+    const model = new ScriptedChatModel();
+    const harness = await createHarness({ model, sessionLog: new MemorySessionLog() });
+    const actorSampling = { temperature: 0.7, topP: 0.9, frequencyPenalty: 0.3, presencePenalty: -0.2 };
+    const controller = new AbortController();
+    await harness.runTurn({ sessionId: 's', text: 'one', scenario: { actorSampling, tokenBudget: { responseTokens: 345 } } }, { signal: controller.signal });
+    const [call] = model.callsFor('actor');
+    expect(call).toMatchObject({ ...actorSampling, maxOutputTokens: 345 });
+    expect(call?.signal).toBeInstanceOf(AbortSignal);
+    await harness.runTurn({ sessionId: 's', text: 'two' });
+    expect(model.callsFor('actor')[1]).not.toHaveProperty('topP');
+    await expect(harness.runTurn({ sessionId: 's', text: 'x', scenario: { actorSampling: { topP: 3 } } })).rejects.toMatchObject({ code: 'KERNEL_TURN_INPUT_INVALID' });
+    await harness.close();
+  });
+
   it('rejects a budget that is not whole positive numbers with KERNEL_TURN_INPUT_INVALID', async () => {
     const harness = await createHarness({ model: new ScriptedChatModel(), sessionLog: new MemorySessionLog() });
     await expect(harness.runTurn({ sessionId: 's', text: 'x', scenario: { tokenBudget: { contextTokens: -5 } } })).rejects.toMatchObject({ code: 'KERNEL_TURN_INPUT_INVALID' });

@@ -67,6 +67,9 @@ export function toWireBody(request: ChatRequest, config: OpenAICompatibleConfig,
     messages: toWireMessages(shape?.messages ?? request.messages, modelId),
     ...(temperature !== undefined ? { temperature } : {}),
     ...(request.maxOutputTokens !== undefined ? { max_tokens: request.maxOutputTokens } : {}),
+    ...(request.topP !== undefined ? { top_p: request.topP } : {}),
+    ...(request.frequencyPenalty !== undefined ? { frequency_penalty: request.frequencyPenalty } : {}),
+    ...(request.presencePenalty !== undefined ? { presence_penalty: request.presencePenalty } : {}),
   };
   if (request.tools?.length) {
     body.tools = request.tools.map((tool) => ({

@@ -12,7 +12,7 @@ describe('plain completion', () => {
   it('sends the OpenAI wire format and returns text, usage and finish reason', async () => {
     server = await startServer((_req, res) => sendJson(res, 200, completion('Evening, stranger.')));
     const model = openAICompatibleModel({ baseURL: server.baseURL, apiKey: 'sk-test', model: 'qwen2.5', maxRetries: 0 }, {});
-    const response = await model.generate(chatRequest({ temperature: 0.3, maxOutputTokens: 64 }));
+    const response = await model.generate(chatRequest({ temperature: 0.3, maxOutputTokens: 64, topP: 0.9, frequencyPenalty: 0.4, presencePenalty: -0.5 }));
     expect(model.id).toBe('openai-compatible:qwen2.5');
     expect(response).toEqual({ text: 'Evening, stranger.', usage: { inputTokens: 11, outputTokens: 7 }, finishReason: 'stop' });
     expect(server.requests).toHaveLength(1);
@@ -24,6 +24,9 @@ describe('plain completion', () => {
       model: 'qwen2.5',
       temperature: 0.3,
       max_tokens: 64,
+      top_p: 0.9,
+      frequency_penalty: 0.4,
+      presence_penalty: -0.5,
       messages: [
         { role: 'system', content: 'You are Lin Mo.' },
         { role: 'user', content: 'Hello?' },

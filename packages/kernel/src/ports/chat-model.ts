@@ -58,6 +58,12 @@ export interface ChatRequest {
   readonly meta: ChatRequestMeta;
   readonly temperature?: number;
   readonly maxOutputTokens?: number;
+  /** Nucleus sampling (`top_p`), 0–1. */
+  readonly topP?: number;
+  /** Frequency penalty, −2–2. */
+  readonly frequencyPenalty?: number;
+  /** Presence penalty, −2–2. */
+  readonly presencePenalty?: number;
 }
 
 /** Token accounting reported by a provider. */

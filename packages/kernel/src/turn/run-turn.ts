@@ -19,7 +19,7 @@ import type { TokenCounters } from '../budget/token-counter.js';
 import { contextKeys } from '../context-keys.js';
 import { type FinishedCommits, POST_REVIEW_DONE, postReviewDoneKey, TURN_COMMITTED_KEY } from './finish-committed-turn.js';
 import { TURN_COMMITTED, type TurnCommittedData } from './session-history.js';
-import { plainTurnInput, TurnInputSchema, type Scenario, type TurnInput } from './turn-input.js';
+import { type ActorSampling, plainTurnInput, TurnInputSchema, type Scenario, type TurnInput } from './turn-input.js';
 import { LazyAbortController } from './lazy-abort-controller.js';
 import { TurnState } from './turn-state.js';
 import type { TurnDeadlines } from './turn-deadlines.js';
@@ -138,7 +138,9 @@ export async function runTurn(
     let prepared = runWaterfall(services.hooks.get('actorAssemble'), initial, state, services.runner);
     if (prepared instanceof Promise) prepared = await prepared;
 
-    const answering = callActor(actorModel, actorRequest(prepared, turn, input.sessionId, turnId, tokenBudget.responseTokens), turn, options, services.limits.maxReplyChars);
+    const request = actorRequest(prepared, turn, input.sessionId, turnId, tokenBudget.responseTokens);
+    const sampling = input.scenario?.actorSampling;
+    const answering = callActor(actorModel, sampling ? withSampling(request, sampling) : request, turn, options, services.limits.maxReplyChars);
     // Raced against the turn: a model that ignores its signal cannot hold the turn past its
     // deadline (the race needs no AbortSignal, so an in-process model's turn still makes none).
     const actor = await turn.race(answering);
@@ -355,6 +357,23 @@ function actorRequest(prepared: PreparedActorPrompt, turn: LazyAbortController, 
     meta,
     maxOutputTokens,
   };
+}
+
+// The actor's request with the turn's sampling settings (the signal stays a getter: see actorRequest).
+function withSampling(request: ChatRequest, sampling: ActorSampling): ChatRequest {
+  const { messages, meta, maxOutputTokens } = request;
+  return Object.defineProperties(
+    {
+      messages,
+      meta,
+      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+      ...(sampling.temperature !== undefined ? { temperature: sampling.temperature } : {}),
+      ...(sampling.topP !== undefined ? { topP: sampling.topP } : {}),
+      ...(sampling.frequencyPenalty !== undefined ? { frequencyPenalty: sampling.frequencyPenalty } : {}),
+      ...(sampling.presencePenalty !== undefined ? { presencePenalty: sampling.presencePenalty } : {}),
+    },
+    { signal: { get: () => request.signal, enumerable: true } },
+  ) as ChatRequest;
 }
 
 /**

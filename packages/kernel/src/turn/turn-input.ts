@@ -15,6 +15,19 @@ export interface Scenario {
   readonly actorModel?: ModelRef;
   /** The chat's token budget (context size, response length, world info share); see `contextKeys.tokenBudget`. */
   readonly tokenBudget?: TokenBudgetSettings;
+  /**
+   * Sampling settings for the actor's call (a SillyTavern preset's temperature, top_p and
+   * penalties): passed on in its request; the director and other stages keep their own.
+   */
+  readonly actorSampling?: ActorSampling;
+}
+
+/** Sampling settings of the actor's call (see {@link ChatRequest}). */
+export interface ActorSampling {
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly frequencyPenalty?: number;
+  readonly presencePenalty?: number;
 }
 
 const modelRefSchema = z.object({ provider: z.string().min(1).optional(), model: z.string().min(1).optional() }).strict();
@@ -31,6 +44,15 @@ export const ScenarioSchema = z
         contextTokens: z.int().min(256).max(100_000_000).optional(),
         responseTokens: z.int().min(1).max(10_000_000).optional(),
         worldInfoTokens: z.int().min(0).max(100_000_000).optional(),
+      })
+      .strict()
+      .optional(),
+    actorSampling: z
+      .object({
+        temperature: z.number().min(0).max(2).optional(),
+        topP: z.number().min(0).max(1).optional(),
+        frequencyPenalty: z.number().min(-2).max(2).optional(),
+        presencePenalty: z.number().min(-2).max(2).optional(),
       })
       .strict()
       .optional(),
