@@ -167,10 +167,11 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
       ...(tokenBudget ? { scenario: { ...extra.scenario, tokenBudget: { ...tokenBudget, ...extra.scenario?.tokenBudget } } } : {}),
     };
   };
-  // A turn without DIO: no player identity, so the DIO plugin leaves the turn alone.
+  // A turn without DIO: no player identity, so the DIO plugin leaves the turn alone; and no
+  // director, whose only tool here is DIO's (offering it would fail the call on every turn).
   const inputWithoutDio = (sessionId: string, text: string, extra: Partial<TurnInput> = {}): TurnInput => {
     const { userId: _userId, authorization: _authorization, ...input } = baseInput(sessionId, text, extra);
-    return input;
+    return { ...input, scenario: { ...input.scenario, preActorDirector: false } };
   };
   try {
     const harness = await createHarness({

@@ -141,6 +141,13 @@ describe('chats', () => {
     expect(newChat).toBeGreaterThan(at('[Example Chat]'));
     expect(messages[newChat + 1]).toEqual({ role: 'assistant', content: '*Vela trims the wick.* Welcome, User.' });
     expect(messages[newChat + 2]).toEqual({ role: 'user', content: 'Hello, keeper.' });
+
+    // This preset has no DIO slot, so the chat plays without DIO: a lasting requirement is not
+    // offered to the director at all (no call, no "the turn has no userId" failure).
+    const result = (await playTurn(fx.server.url, chat.body.id, '从现在起薇拉都用短句回答。')).at(-1);
+    expect(result?.event).toBe('result');
+    const types = ((await api('GET', `/api/sessions/${chat.body.id}/events`)).body.events as { type: string }[]).map((event) => event.type);
+    expect(types.filter((type) => type === 'dio/schedule-failed' || type.startsWith('kernel/director') || type === 'kernel/tool-called')).toEqual([]);
   });
 
   it('targets DIO at the chat character and registers its base prompt from the card', async () => {
