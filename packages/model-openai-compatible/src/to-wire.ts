@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatRequest, ToolCall } from '@troupe/kernel';
 import type { OpenAICompatibleConfig, StructuredOutputLevel } from './config.js';
 import { ModelError } from './model-error.js';
+import { isMistralApi, toMistralMessages } from './mistral-messages.js';
 import { jsonRequestShape } from './structured-output.js';
 
 // OpenAI only accepts ASCII-ish speaker names; a character called "林默" would get a 400.
@@ -50,6 +51,24 @@ export interface WireBodyOptions {
   readonly jsonLevel?: StructuredOutputLevel;
 }
 
+// OpenAI's reasoning models (o1, o3, o4-mini, gpt-5, …; also behind a router's `openai/` prefix)
+// refuse `max_tokens` (they count thinking too: `max_completion_tokens`) and every sampling field.
+const OPENAI_REASONING_MODEL = /^(openai\/)?(o[1-9]|gpt-5)/i;
+
+/** The length and sampling fields of a request, in the names the model's server takes. */
+function samplingFields(request: ChatRequest, config: OpenAICompatibleConfig): Record<string, number> {
+  const length = request.maxOutputTokens;
+  if (OPENAI_REASONING_MODEL.test(config.model)) return length === undefined ? {} : { max_completion_tokens: length };
+  const temperature = request.temperature ?? config.temperature;
+  return {
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(length !== undefined ? { max_tokens: length } : {}),
+    ...(request.topP !== undefined ? { top_p: request.topP } : {}),
+    ...(request.frequencyPenalty !== undefined ? { frequency_penalty: request.frequencyPenalty } : {}),
+    ...(request.presencePenalty !== undefined ? { presence_penalty: request.presencePenalty } : {}),
+  };
+}
+
 /**
  * Builds the request body for `POST /chat/completions`.
  * @param request - the kernel request
@@ -59,17 +78,13 @@ export interface WireBodyOptions {
  * @returns the JSON body
  */
 export function toWireBody(request: ChatRequest, config: OpenAICompatibleConfig, options: WireBodyOptions, modelId: string): Record<string, unknown> {
-  const temperature = request.temperature ?? config.temperature;
   const shape = request.json ? jsonRequestShape(request, options.jsonLevel ?? 'json_object') : undefined;
+  const messages = shape?.messages ?? request.messages;
   const body: Record<string, unknown> = {
     ...config.extraBody,
     model: config.model,
-    messages: toWireMessages(shape?.messages ?? request.messages, modelId),
-    ...(temperature !== undefined ? { temperature } : {}),
-    ...(request.maxOutputTokens !== undefined ? { max_tokens: request.maxOutputTokens } : {}),
-    ...(request.topP !== undefined ? { top_p: request.topP } : {}),
-    ...(request.frequencyPenalty !== undefined ? { frequency_penalty: request.frequencyPenalty } : {}),
-    ...(request.presencePenalty !== undefined ? { presence_penalty: request.presencePenalty } : {}),
+    messages: toWireMessages(isMistralApi(config.baseURL) ? toMistralMessages(messages) : messages, modelId),
+    ...samplingFields(request, config),
   };
   if (request.tools?.length) {
     body.tools = request.tools.map((tool) => ({

@@ -12,7 +12,10 @@ export type ModelSource = 'environment' | 'settings' | 'offline';
 /** The story pipeline's environment prefix: `TROUPE_STORY_MODEL_BASE_URL`, `TROUPE_STORY_MODEL`, `TROUPE_STORY_MODEL_STRUCTURED_OUTPUT`, …. */
 export const STORY_ENV_PREFIX = 'TROUPE_STORY_MODEL';
 
-function connection(settings: Connection, maxTokens: number | undefined, contextSize?: number): OpenAICompatibleOptions {
+// The reply length is not a connection setting: it is the chat's token budget (`responseTokens`),
+// which the kernel sends with the actor's call only (a director's or a stage's JSON answer is not
+// cut to it), in the field the server takes (`max_completion_tokens` for OpenAI's reasoning models).
+function connection(settings: Connection, contextSize?: number): OpenAICompatibleOptions {
   return {
     ...(settings.baseUrl !== undefined ? { baseURL: settings.baseUrl } : {}),
     ...(settings.model !== undefined ? { model: settings.model } : {}),
@@ -22,7 +25,6 @@ function connection(settings: Connection, maxTokens: number | undefined, context
     ...(settings.tools !== undefined ? { tools: settings.tools } : {}),
     ...(contextSize !== undefined ? { contextTokens: contextSize } : {}),
     ...(settings.timeoutSeconds !== undefined ? { timeoutMs: settings.timeoutSeconds * 1000 } : {}),
-    ...(maxTokens !== undefined ? { extraBody: { max_tokens: maxTokens } } : {}),
   };
 }
 
@@ -30,7 +32,7 @@ type Connection = NonNullable<ModelSettings['story']>;
 
 function storyProvider(settings: ModelSettings): Record<string, OpenAICompatibleOptions> {
   const story = settings.story;
-  return story?.baseUrl && story.model ? { [STORY_PROVIDER]: connection(story, undefined) } : {};
+  return story?.baseUrl && story.model ? { [STORY_PROVIDER]: connection(story) } : {};
 }
 
 /**
@@ -91,7 +93,7 @@ export class SwitchableModels implements ModelRegistry {
     }
     if (settings.baseUrl && settings.model) {
       this.#current = openAICompatibleRegistry({
-        providers: { [CHAT_PROVIDER]: connection(settings, settings.maxTokens, settings.contextSize), ...storyProvider(settings) },
+        providers: { [CHAT_PROVIDER]: connection(settings, settings.contextSize), ...storyProvider(settings) },
         defaultProvider: CHAT_PROVIDER,
         models: fallback,
         env: {},
