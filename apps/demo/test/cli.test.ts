@@ -5,6 +5,7 @@ import { runCli } from '../src/cli/program.js';
 import { LIA_CHARACTER_PROMPT } from '../src/example/lia-character.js';
 import { startFakeOpenAi } from './support/fake-openai.js';
 import { capturedContext, runCliCaptured, tempDataDir } from './helpers.js';
+import { CORPUS_DIR } from './support/corpus.js';
 
 let dir = '';
 let cleanup: () => Promise<void> = async () => {};
@@ -199,6 +200,18 @@ describe('demo CLI', () => {
     expect(given.stderr).toMatch(/^error \[DEMO_INVALID_CARD_ID\]: /);
     expect(given.stderr).not.toContain('    at ');
     expect((await cli('story', 'import-card', 'cards', card, '--character-id', 'nameless')).code).toBe(0);
+  });
+
+  it("says what of a lorebook-only card a story character leaves out (the real 爱 card: empty description, 27 book entries)", async () => {
+    await cli('story', 'create', 'lore-cards', '--name', 'Lore cards');
+    const imported = await cli('story', 'import-card', 'lore-cards', join(CORPUS_DIR, 'cards', 'c17-zh-ai-v3.json'));
+    expect(imported.code).toBe(0);
+    expect(imported.text).toContain('note: the card has no description, personality or scenario: persona.md holds only the name (this card keeps its character in its lorebook)');
+    expect(imported.text).toContain("note: the card's lorebook (27 entries) is not part of a story character");
+    // A card whose character is all in its description gets no such note.
+    const plain = join(dir, 'plain.json');
+    await writeFile(plain, JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Plain', description: 'A keeper.' } }));
+    expect((await cli('story', 'import-card', 'lore-cards', plain)).text).not.toContain('note:');
   });
 
   it('deletes a workspace whose manifest.json a hand edit broke', async () => {

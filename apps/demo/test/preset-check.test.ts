@@ -19,6 +19,8 @@ describe('preset check FILE', () => {
     const { code, text } = await cli('preset', 'check', ST_DEFAULT);
     expect(code).toBe(0);
     expect(text).toContain('SillyTavern chat-completion preset');
+    // A SillyTavern preset is named after its file, as SillyTavern lists it.
+    expect(text.split('\n')[0]).toMatch(/^p01-st-default: \d+ prompts/);
     expect(text).toContain('DIO cannot use it: [DIO_NO_SLOT]');
     expect(text).toContain('carries the definition: "Char Description" (charDescription) {{description}}');
     expect(text).toContain('Prepared for DIO: prepared');

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CARD_POST_HISTORY_ID, CARD_SYSTEM_PROMPT_ID, assemble, characterMacroFields, embedCharacterCard, importCharacterCard, importCharacterCardFile, setPromptEnabled, validatePreset } from '../src/index.js';
+import { type AssemblerError, CARD_POST_HISTORY_ID, CARD_SYSTEM_PROMPT_ID, assemble, characterMacroFields, embedCharacterCard, importCharacterCard, importCharacterCardFile, setPromptEnabled, validatePreset } from '../src/index.js';
 import { readPngTextChunks, setPngTextChunks } from '../src/importers/png.js';
 import { base64Json, codeOf, fixtureBytes, fixtureText, tinyPng } from './helpers.js';
 
@@ -76,7 +76,21 @@ describe('importCharacterCard — V2 JSON', () => {
     expect(codeOf(() => importCharacterCard({ title: 'neither V1 nor specced' }))).toBe('IMPORT_CARD_UNSUPPORTED');
     expect(codeOf(() => importCharacterCard({ spec: 'chara_card_v2', spec_version: '2.0', data: { description: 'no name' } }))).toBe('IMPORT_CARD_INVALID');
     expect(codeOf(() => importCharacterCard({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'x', tags: 'not-a-list' } }))).toBe('IMPORT_CARD_INVALID');
-    expect(codeOf(() => importCharacterCard(' '.repeat(2 * 1024 * 1024 + 1)))).toBe('IMPORT_TOO_LARGE');
+    expect(codeOf(() => importCharacterCard(' '.repeat(20 * 1024 * 1024 + 1)))).toBe('IMPORT_TOO_LARGE');
+  });
+
+  it('takes a JSON card as large as a PNG card (a 15 MB lorebook card), and names the limit of a larger one', () => {
+    const entries = Array.from({ length: 3_000 }, (_, index) => ({ keys: [`key${index}`], content: 'x'.repeat(5_000), enabled: true, insertion_order: index }));
+    const big = new TextEncoder().encode(JSON.stringify({ spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Big', character_book: { entries } } }));
+    expect(big.length).toBeGreaterThan(15_000_000);
+    expect(importCharacterCard(big).character.name).toBe('Big');
+    try {
+      importCharacterCard(new Uint8Array(21 * 1024 * 1024).fill(0x20));
+      expect.unreachable();
+    } catch (error) {
+      expect((error as AssemblerError).code).toBe('IMPORT_TOO_LARGE');
+      expect((error as AssemblerError).message).toContain(String(20 * 1024 * 1024));
+    }
   });
 });
 

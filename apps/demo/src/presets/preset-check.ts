@@ -83,17 +83,20 @@ export function checkPreset(preset: Preset, options: { absorb?: DioAbsorbOption 
  * Checks a preset file: a SillyTavern chat-completion preset, or a Troupe preset (`{prompts}` in
  * Troupe's shape).
  * @param input - the file's JSON text or parsed value
- * @param options - which definition prompts preparation may move
+ * @param options - which definition prompts preparation may move, and the file's name (a
+ *   SillyTavern preset's name)
  * @returns the check
  * @throws {AssemblerError} IMPORT_JSON_INVALID, IMPORT_TOO_LARGE, IMPORT_PRESET_INVALID
  */
-export function checkPresetFile(input: string | object, options: { absorb?: DioAbsorbOption } = {}): PresetCheck {
+export function checkPresetFile(input: string | object, options: { absorb?: DioAbsorbOption; fileName?: string } = {}): PresetCheck {
   // An oversized file goes straight to the importer, which refuses it before parsing.
   const value = typeof input !== 'string' ? input : input.length > MAX_PRESET_JSON_BYTES ? undefined : safeJson(input);
   const troupe = value === undefined ? undefined : PresetSchema.safeParse(value);
   if (troupe?.success) return checkPreset(troupe.data, options);
   const imported = importSillyTavernPreset(input);
-  return checkPreset(imported.preset, options, { format: 'sillytavern', warnings: imported.warnings });
+  // SillyTavern presets carry no name of their own: SillyTavern lists them by file name.
+  const named = imported.preset.name === undefined && options.fileName ? { ...imported.preset, name: options.fileName.replace(/\.json$/i, '') } : imported.preset;
+  return checkPreset(named, options, { format: 'sillytavern', warnings: imported.warnings });
 }
 
 // Invalid JSON is reported by the importer with its own code and message.

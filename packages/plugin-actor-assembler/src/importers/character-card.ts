@@ -8,8 +8,11 @@ import { type CardV2, CardV2Schema, type CardV3, CardV3Schema } from './card-sch
 import { type CharxContents, isZip, readCharx } from './charx.js';
 import { type PngLimits, isPng, readPngTextChunks, setPngTextChunks } from './png.js';
 
-/** Largest JSON card accepted (characters / bytes). */
-export const MAX_CARD_JSON_BYTES = 2 * 1024 * 1024;
+/**
+ * Largest JSON card accepted (characters / bytes): as large as a card file may be (a PNG card's
+ * cap), since lorebook-heavy cards keep megabytes of entries in their JSON.
+ */
+export const MAX_CARD_JSON_BYTES = 20 * 1024 * 1024;
 /** Identifier of the card's quarantined `system_prompt` prompt. */
 export const CARD_SYSTEM_PROMPT_ID = 'cardSystemPrompt';
 /** Identifier of the card's quarantined `post_history_instructions` prompt. */
@@ -234,7 +237,7 @@ export function importCharacterCard(input: Uint8Array | string | object, limits:
     if (isZip(input)) return fromCharx(input, options);
     if (!isPng(input)) {
       // Check the byte size before decoding, so a huge non-PNG file is never turned into a string.
-      if (input.length > MAX_CARD_JSON_BYTES * 4) throw new AssemblerError('IMPORT_TOO_LARGE', `Card file is ${input.length} bytes; not a PNG, and too large for JSON`, { details: { size: input.length } });
+      if (input.length > MAX_CARD_JSON_BYTES) throw new AssemblerError('IMPORT_TOO_LARGE', `Card file is ${input.length} bytes; a JSON card may have at most ${MAX_CARD_JSON_BYTES}`, { details: { size: input.length } });
       return fromCard(validateCard(parseJsonText(Buffer.from(input).toString('utf8'))), plain, options);
     }
     const texts = readPngTextChunks(input, limits);

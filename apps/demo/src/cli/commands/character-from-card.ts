@@ -58,3 +58,29 @@ export function characterFromCard(character: ImportedCharacter, options: CardCha
     .join('\n');
   return { id, name: character.name, persona: substituteNames(`${persona}\n`, names), knowledge: '' };
 }
+
+/**
+ * What of a card a story character does not carry, in sentences for the player: the story's
+ * workers read persona.md only, so the card's lorebook, its own prompts, greetings and example
+ * messages stay out. A card that keeps its whole character in its lorebook (an empty description,
+ * as many Chinese cards do) would otherwise become a story character with nothing but a name.
+ * @param character - the imported card character
+ * @returns one note per part left out (empty when the card is all in persona.md)
+ */
+export function leftOutOfStoryCharacter(character: ImportedCharacter): string[] {
+  const notes: string[] = [];
+  const entries = character.characterBook?.['entries'];
+  const bookSize = Array.isArray(entries) ? entries.length : entries && typeof entries === 'object' ? Object.keys(entries).length : 0;
+  if (character.description.trim() === '' && character.personality.trim() === '' && character.scenario.trim() === '') {
+    notes.push(
+      `the card has no description, personality or scenario: persona.md holds only the name${bookSize > 0 ? ` (this card keeps its character in its lorebook)` : ''}. Write the persona into persona.md, or play the card as a library chat (chat --card FILE)`,
+    );
+  }
+  if (bookSize > 0) notes.push(`the card's lorebook (${bookSize} entries) is not part of a story character; a library chat with the card uses it`);
+  const prompts = [character.systemPrompt.trim() && 'system_prompt', character.postHistoryInstructions.trim() && 'post_history_instructions'].filter(Boolean);
+  if (prompts.length > 0) notes.push(`the card's own prompts (${prompts.join(', ')}) are not used by the story pipeline`);
+  const greetings = [character.firstMessage, ...character.alternateGreetings].filter((text) => text.trim() !== '').length;
+  if (greetings > 0 || character.exampleMessages.trim() !== '') notes.push('its greetings and example messages are not part of persona.md');
+  return notes;
+}
+

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { DioAbsorbOption } from '@troupe/plugin-actor-assembler';
 import type { Command } from 'commander';
 import { type DioPreflight, type PresetCheck, checkPresetFile } from '../../presets/preset-check.js';
@@ -48,7 +49,7 @@ export function registerPresetCommand(program: Command, context: CliContext): vo
     .option('--json', 'print the check (including the prepared preset) as JSON')
     .action(async (file: string, options: { absorb?: string; json?: boolean }) => {
       const absorb = parseAbsorb(options.absorb);
-      const check = checkPresetFile(await readFile(file, 'utf8'), absorb !== undefined ? { absorb } : {});
+      const check = checkPresetFile(await readFile(file, 'utf8'), { fileName: basename(file), ...(absorb !== undefined ? { absorb } : {}) });
       if (options.json) context.output.line(JSON.stringify(check, null, 2));
       else printPresetCheck(context.output, check);
     });

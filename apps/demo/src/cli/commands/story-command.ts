@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Demo } from '../../compose.js';
 import { type CliContext, type GlobalOptions, withDemo } from '../context.js';
 import { invalidOption } from '../chat-target.js';
-import { characterFromCard } from './character-from-card.js';
+import { characterFromCard, leftOutOfStoryCharacter } from './character-from-card.js';
 
 // A card from a file, or the card of a library character.
 async function cardFor(demo: Demo, file: string | undefined, libraryId: string | undefined) {
@@ -75,6 +75,7 @@ export function registerStoryCommand(program: Command, context: CliContext): voi
         const character = characterFromCard(card.character, { ...(options.characterId ? { id: options.characterId } : {}), taken, user });
         const updated = await demo.workspaces.addCharacter(id, workspace.revision, character);
         context.output.line(`added ${character.name} as "${character.id}" to ${id} (revision ${updated.revision}); ${card.spec} ${card.specVersion}`);
+        for (const note of leftOutOfStoryCharacter(card.character)) context.output.line(`  note: ${note}`);
       }),
     );
 }
