@@ -27,7 +27,7 @@ export function toModelError(error: unknown, modelId: string, baseURL: string): 
     const serverMessage = serverMessageOf(error);
     const options = { cause: error, status, modelId };
     if (status === 401 || status === 403) {
-      return new ModelError('MODEL_UNAUTHORIZED', `${modelId}: the server rejected the API key (HTTP ${status}). Check TROUPE_MODEL_API_KEY.`, options);
+      return new ModelError('MODEL_UNAUTHORIZED', `${modelId}: the server rejected the API key (HTTP ${status}): ${serverMessage}. Check the API key set for this model (or TROUPE_MODEL_API_KEY).`, options);
     }
     if (status === 404) {
       return new ModelError('MODEL_NOT_FOUND', `${modelId}: model not found at ${baseURL} (HTTP 404): ${serverMessage}`, options);
@@ -35,13 +35,18 @@ export function toModelError(error: unknown, modelId: string, baseURL: string): 
     if (CONTEXT_TOO_LONG.test(serverMessage) || String((error as { code?: unknown }).code) === 'context_length_exceeded') {
       return new ModelError('MODEL_CONTEXT_TOO_LONG', `${modelId}: the prompt is longer than the model's context window: ${serverMessage}`, options);
     }
-    if (status === 429) return new ModelError('MODEL_RATE_LIMITED', `${modelId}: rate limited (HTTP 429) after retries.`, options);
+    if (status === 429) return new ModelError('MODEL_RATE_LIMITED', `${modelId}: rate limited (HTTP 429) after retries: ${serverMessage}`, options);
     if (status >= 500) return new ModelError('MODEL_SERVER_ERROR', `${modelId}: server error (HTTP ${status}) after retries: ${serverMessage}`, options);
     return new ModelError('MODEL_BAD_REQUEST', `${modelId}: the server rejected the request (HTTP ${status}): ${serverMessage}`, options);
   }
   if (error instanceof APIError) {
     // An `error` object sent inside an already-started stream has no HTTP status.
     return new ModelError('MODEL_SERVER_ERROR', `${modelId}: the server reported an error mid-stream: ${error.message}`, { cause: error, modelId });
+  }
+  // undici ends a response body whose connection closed early with `TypeError: terminated`
+  // (the socket's error as its cause).
+  if (error instanceof TypeError && error.message === 'terminated') {
+    return new ModelError('MODEL_SERVER_ERROR', `${modelId}: the server at ${baseURL} closed the connection before the answer was complete (${describeCause(error)}).`, { cause: error, modelId });
   }
   if (error instanceof SyntaxError) {
     return new ModelError('MODEL_STREAM_MALFORMED', `${modelId}: the server sent data that is not JSON: ${error.message}`, { cause: error, modelId });

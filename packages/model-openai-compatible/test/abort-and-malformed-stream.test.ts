@@ -126,6 +126,17 @@ describe('malformed streams', () => {
     expect(error.message).toContain('content filter');
   });
 
+  it('a server that drops the connection mid-answer → MODEL_SERVER_ERROR saying so (not "terminated")', async () => {
+    const { error, parts } = await streamFailure((_req, res) => {
+      startSse(res);
+      sse(res, chunk({ content: 'The rain ' }));
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    expect(error.code).toBe('MODEL_SERVER_ERROR');
+    expect(error.message).toContain('closed the connection before the answer was complete');
+    expect(parts).toEqual([{ type: 'text-delta', text: 'The rain ' }]);
+  });
+
   it('a stream that goes silent → MODEL_TIMEOUT after the idle timeout', async () => {
     const { error, parts } = await streamFailure(
       (_req, res) => {

@@ -44,7 +44,18 @@ describe('errors and retries', () => {
     expect(error.code).toBe('MODEL_UNAUTHORIZED');
     expect(error.status).toBe(401);
     expect(error.modelId).toBe('openai-compatible:m');
+    // The server's words, and both places a key comes from (an app's settings, or the environment).
+    expect(error.message).toContain('Incorrect API key provided');
+    expect(error.message).toContain('the API key set for this model (or TROUPE_MODEL_API_KEY)');
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("keeps the server's own message of a 429 that retries did not get past", async () => {
+    server = await startServer((_req, res) => sendJson(res, 429, { error: { message: 'You exceeded your current quota, please check your plan and billing details.' } }));
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: 'm', maxRetries: 0 }, {});
+    const error = await failure(model.generate(chatRequest()));
+    expect(error.code).toBe('MODEL_RATE_LIMITED');
+    expect(error.message).toContain('You exceeded your current quota');
   });
 
   it('maps 404 to MODEL_NOT_FOUND (Ollama wording)', async () => {
