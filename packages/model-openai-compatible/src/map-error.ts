@@ -1,5 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { ModelError } from './model-error.js';
+import { NOT_AN_API_HEADER } from './server-error.js';
 
 const CONTEXT_TOO_LONG = /context[_ ]length|maximum context|context (?:size|window)|too many tokens|exceed_context|prompt is too long|reduce the length/i;
 
@@ -26,6 +27,7 @@ export function toModelError(error: unknown, modelId: string, baseURL: string): 
     const status = error.status;
     const serverMessage = serverMessageOf(error);
     const options = { cause: error, status, modelId };
+    if (error.headers?.get(NOT_AN_API_HEADER)) return new ModelError('MODEL_RESPONSE_INVALID', `${modelId}: ${serverMessage}.`, { cause: error, modelId });
     if (status === 401 || status === 403) {
       return new ModelError('MODEL_UNAUTHORIZED', `${modelId}: the server rejected the API key (HTTP ${status}): ${serverMessage}. Check the API key set for this model (or TROUPE_MODEL_API_KEY).`, options);
     }

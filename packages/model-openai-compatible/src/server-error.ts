@@ -99,6 +99,7 @@ function clip(text: string): string {
 export function normalizingFetch(inner: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
     const response = await inner(input, init);
+    if (response.ok && /^text\/html\b/i.test(response.headers.get('content-type') ?? '')) return notAnApi(response);
     if (response.ok) return response;
     const body = await response.text().catch(() => '');
     const error = readServerError(body) ?? { message: `HTTP ${response.status} ${response.statusText}`.trim() };
@@ -109,3 +110,18 @@ export function normalizingFetch(inner: typeof fetch = fetch): typeof fetch {
     return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers });
   };
 }
+
+/** Header that marks an answer {@link normalizingFetch} turned into an error: a web page, not the API. */
+export const NOT_AN_API_HEADER = 'x-troupe-not-an-api';
+
+// A 2xx web page (a login page, a chat UI, a proxy's landing page) where the API should answer:
+// the base URL points at a site, not at the API. Made an error the client does not retry (the
+// same URL gives the same page), whose message says what to fix.
+async function notAnApi(response: Response): Promise<Response> {
+  const page = stripHtml((await response.text().catch(() => '')).trim());
+  const named = page === '' ? 'a web page' : `a web page ("${clip(page).slice(0, 120)}")`;
+  const message = `the server answered with ${named} where the API was expected: check that the base URL is the API's, e.g. http://127.0.0.1:11434/v1 or https://api.openai.com/v1`;
+  const headers = new Headers({ 'content-type': 'application/json', 'x-should-retry': 'false', [NOT_AN_API_HEADER]: '1' });
+  return new Response(JSON.stringify({ error: { message } }), { status: 502, statusText: 'Not an API response', headers });
+}
+

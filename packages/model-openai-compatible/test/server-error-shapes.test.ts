@@ -139,4 +139,19 @@ describe('the server’s own error message', () => {
     expect(readServerError(JSON.stringify({ detail: 'Not authenticated' }))?.message).toBe('Not authenticated');
     expect(readServerError('x'.repeat(5000))?.message.length).toBeLessThanOrEqual(600);
   });
+
+  it('a 200 web page (a login page, a chat UI at the base URL) → MODEL_RESPONSE_INVALID saying the base URL is not the API, sent once', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><html><head><title>Sign in · Open WebUI</title></head><body>…</body></html>');
+    });
+    const model = openAICompatibleModel({ baseURL: server.baseURL, model: 'm', maxRetries: 3 }, {});
+    for (const call of [() => model.generate(chatRequest()), () => collect(model.stream!(chatRequest()))]) {
+      const error = (await call().catch((caught: unknown) => caught)) as ModelError;
+      expect(error.code).toBe('MODEL_RESPONSE_INVALID');
+      expect(error.message).toContain('a web page ("Sign in · Open WebUI")');
+      expect(error.message).toContain('/v1');
+    }
+    expect(server.requests).toHaveLength(2);
+  });
 });
