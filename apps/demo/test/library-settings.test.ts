@@ -175,6 +175,10 @@ describe('model settings', () => {
       const raw = JSON.parse(new TextDecoder().decode(corpusBytes('presets', 'p01-st-default.json')));
       const tuned = { ...raw, temperature: 0.7, top_p: 0.9, frequency_penalty: 0.3, presence_penalty: 0.2, openai_max_context: 20_000, openai_max_tokens: 345 };
       const preset = await upload(fx.server.url, '/api/presets', new TextEncoder().encode(JSON.stringify(tuned)), 'Tuned.json');
+      // The preset view says which of its settings the chat applies to the model call.
+      const warnings = (await api('GET', `/api/presets/${preset.body.id}`)).body.importWarnings as string[];
+      expect(warnings).toContain("Applied to the reply's model call (unless the Model view or the server sets them): temperature, top_p, frequency_penalty, presence_penalty, openai_max_context, openai_max_tokens");
+      expect(warnings.find((warning) => warning.startsWith('Not applied by the assembler'))).not.toMatch(/\btemperature\b|\btop_p\b|openai_max_context/);
       const card = { spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Vela', description: '{{char}} keeps the lighthouse.', first_mes: 'Welcome.' } };
       const character = await upload(fx.server.url, '/api/characters', new TextEncoder().encode(JSON.stringify(card)), 'vela.json');
       const chat = await api('POST', '/api/chats', { characterId: character.body.id, presetId: preset.body.id });

@@ -44,6 +44,39 @@ export function presetBudget(settings: Readonly<Record<string, unknown>>, saved:
   };
 }
 
+/** The preset keys a library chat applies to the model call (see {@link presetSampling} and {@link presetBudget}). */
+export const MODEL_CALL_KEYS: readonly string[] = [...SAMPLING_KEYS.map(({ key }) => key), 'openai_max_context', 'openai_max_tokens'];
+
+const NOT_APPLIED_PREFIX = 'Not applied by the assembler';
+
+/**
+ * The import warnings of a preset as a library chat plays it: the assembler names every setting
+ * it does not apply, but the chat applies the model-call ones itself, so those move from that
+ * warning to a line of their own.
+ * @param warnings - the importer's warnings
+ * @param settings - the preset's own top-level keys
+ * @returns the warnings to show
+ */
+export function chatPresetWarnings(warnings: readonly string[], settings: Readonly<Record<string, unknown>>): string[] {
+  const applied = MODEL_CALL_KEYS.filter((key) => settings[key] !== undefined);
+  if (applied.length === 0) return [...warnings];
+  const shown: string[] = [];
+  for (const warning of warnings) {
+    if (!warning.startsWith(NOT_APPLIED_PREFIX)) {
+      shown.push(warning);
+      continue;
+    }
+    const at = warning.lastIndexOf(': ');
+    const rest = warning
+      .slice(at + 2)
+      .split(', ')
+      .filter((key) => !applied.includes(key));
+    if (rest.length > 0) shown.push(`${warning.slice(0, at + 2)}${rest.join(', ')}`);
+  }
+  shown.push(`Applied to the reply's model call (unless the Model view or the server sets them): ${applied.join(', ')}`);
+  return shown;
+}
+
 function wholeNumber(value: unknown, min: number, max: number): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : undefined;
 }

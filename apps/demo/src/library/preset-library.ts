@@ -15,6 +15,7 @@ import { CHAT_DEFAULT_PRESET } from './chat-default-preset.js';
 import { deriveId } from './library-ids.js';
 import { LibraryError } from './library-error.js';
 import { commitItem, itemJson, listItems, readItem } from './tree-items.js';
+import { chatPresetWarnings } from './preset-generation.js';
 
 /** The id of the built-in preset (always there, read-only). */
 export const DEFAULT_PRESET_ID = 'default';
@@ -156,16 +157,17 @@ function withReport(
   dioPreparation: DioPreparationReport | null = null,
 ): LibraryPreset {
   const { preset: _validated, ...report } = validatePreset(preset);
+  const shown = chatPresetWarnings(warnings, settings);
   return {
     id,
     name,
     builtIn: isBuiltIn,
     prompts: preset.prompts.length,
-    warnings: warnings.length + report.warnings.length,
+    warnings: shown.length + report.warnings.length,
     dioAccepts: report.dio.accepts,
     preset,
     settings,
-    importWarnings: warnings,
+    importWarnings: shown,
     report,
     importedAt,
     dioPreparation,
