@@ -128,4 +128,20 @@ describe('story continuity follows swipes, edits and deletes', () => {
     );
     expect(files['proposals.md']).not.toMatch(/T2|T3/);
   });
+
+  it("a deleted last turn leaves the record even when a player's save dropped the file's last line break", async () => {
+    const model = storyModel({ 'story/continuity': [continuityFor('T1'), continuityFor('T2'), continuityFor('T3')] });
+    const { harness, trees, workspaces } = await storyHarness({ model });
+    for (const turnId of ['t1', 't2']) await harness.runTurn({ sessionId: 's1', text: `line ${turnId}`, turnId });
+    // The player adds a note at the top and saves without a final newline, as many editors do.
+    const ws = await workspaces.read('tale');
+    await workspaces.writeFiles('tale', ws.revision, { 'history.md': `TOP NOTE\n${(ws.files['history.md'] ?? '').replace(/\n$/, '')}` });
+    await harness.removeTurns({ sessionId: 's1', fromTurnId: 't2' });
+    await harness.runTurn({ sessionId: 's1', text: 'again', turnId: 't3' });
+    const files = (await trees.read('tale')).files;
+    expect(files['history.md']).toBe(
+      'TOP NOTE\nHISTORY: the party met at the tavern.\n<!-- troupe:settle story:t1 -->\n- T1: Lia answered\n<!-- troupe:settle story:t3 -->\n- T3: Lia answered\n',
+    );
+    expect(files['characters/lia/knowledge.md']).not.toContain('T2');
+  });
 });

@@ -42,4 +42,16 @@ describe('a regenerated step replaces the earlier step in the continuity record'
     expect(history).not.toMatch(/S0:|S1:/);
     expect(history.match(/troupe:settle/g)).toHaveLength(1);
   });
+
+  it("a player's save that drops the file's last line break still lets the regenerated step replace the earlier one", async () => {
+    const model = storyModel({ 'story/continuity': [continuityFor('S0'), continuityFor('S1')] });
+    const { harness, trees, workspaces } = await storyHarness({ model });
+    await harness.runTurn({ sessionId: 's1', text: 'knock', turnId: 't1' });
+    const ws = await workspaces.read('tale');
+    // An editor that saves without a final newline (many do).
+    await workspaces.writeFiles('tale', ws.revision, { 'history.md': (ws.files['history.md'] ?? '').replace(/\n$/, '') });
+    await harness.runTurn({ sessionId: 's1', text: 'knock', turnId: 't1', step: 1 });
+    const history = (await trees.read('tale')).files['history.md'] ?? '';
+    expect(history).toBe('HISTORY: the party met at the tavern.\n<!-- troupe:settle story:t1:1 -->\n- S1: Lia answered\n');
+  });
 });

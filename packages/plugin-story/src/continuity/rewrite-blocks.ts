@@ -1,5 +1,6 @@
 import { KernelStorageError, type TreeStore } from '@troupe/kernel';
 import { appendSettleBlock } from '@troupe/kernel/storage';
+import { asLineEnded, blockText } from './block-text.js';
 import { WORKSPACE_FILES } from '../workspace/layout.js';
 import type { SettleBlock } from './kept-step-plan.js';
 
@@ -25,7 +26,9 @@ const ATTEMPTS = 5;
  */
 export function rewriteBlocks(files: Readonly<Record<string, string>>, rewrites: readonly BlockRewrite[]): Record<string, string> {
   const next: Record<string, string> = {};
-  const read = (path: string) => next[path] ?? files[path] ?? '';
+  // Line-ended, so the file's last block is found even after a save that dropped the last line
+  // break; a file whose only change would be that line break is not written.
+  const read = (path: string) => next[path] ?? asLineEnded(files[path] ?? '');
   for (const { candidates, desired } of rewrites) {
     const paths = new Set([...candidates.flatMap((block) => Object.keys(block.appends)), ...Object.keys(desired?.appends ?? {})]);
     const onRecord = candidates.some((block) => {
@@ -73,8 +76,4 @@ export async function commitBlockRewrites(trees: TreeStore, workspaceId: string,
       throw error;
     }
   }
-}
-
-function blockText(marker: string, text: string): string {
-  return appendSettleBlock('', marker, text);
 }

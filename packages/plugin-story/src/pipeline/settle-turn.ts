@@ -1,6 +1,7 @@
 import { abortReason, describeError } from '@troupe/kernel/util';
 import { KernelStorageError, type TreeSettlement, type TreeStore } from '@troupe/kernel';
 import { appendSettleBlock } from '@troupe/kernel/storage';
+import { asLineEnded, blockText } from '../continuity/block-text.js';
 import { STORY_EVENTS, settleMarker } from '../events.js';
 import { type ContinuityResult, runContinuity } from '../stages/continuity.js';
 import { knowledgePath, WORKSPACE_FILES } from '../workspace/layout.js';
@@ -138,14 +139,16 @@ async function replaceEarlierBlocks(
     const writes: Record<string, string> = {};
     for (const path of paths) {
       const before = snapshot.files[path];
-      let content = before ?? '';
+      // Line-ended: a save that dropped the last line break must not hide the last block.
+      const base = asLineEnded(before ?? '');
+      let content = base;
       for (const step of earlier) {
         const text = step.appends[path];
-        if (text !== undefined) content = content.replace(appendSettleBlock('', step.marker, text), '');
+        if (text !== undefined) content = content.replace(blockText(step.marker, text), '');
       }
       const text = appends[path];
       if (text !== undefined && !content.includes(`<!-- troupe:settle ${marker} -->\n`)) content = appendSettleBlock(content, marker, text);
-      if (content !== (before ?? '') && !(before === undefined && content === '')) writes[path] = content;
+      if (content !== base && !(before === undefined && content === '')) writes[path] = content;
     }
     if (Object.keys(writes).length === 0) return { applied: false, revision: snapshot.revision };
     try {
