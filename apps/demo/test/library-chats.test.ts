@@ -150,6 +150,21 @@ describe('chats', () => {
     expect(types.filter((type) => type === 'dio/schedule-failed' || type.startsWith('kernel/director') || type === 'kernel/tool-called')).toEqual([]);
   });
 
+  it("plays on with the default preset and persona when the ones a chat uses were deleted, as SillyTavern falls back", async () => {
+    const persona = await api('POST', '/api/personas', { name: 'Rook', description: 'A courier.' });
+    const preset = await upload(fx.server.url, '/api/presets', corpusBytes('presets', 'p01-st-default.json'), 'Gone.json');
+    const chat = await api('POST', '/api/chats', { characterId, presetId: preset.body.id, personaId: persona.body.id });
+    expect((await api('DELETE', `/api/presets/${preset.body.id}`)).status).toBe(200);
+    expect((await api('DELETE', `/api/personas/${persona.body.id}`)).status).toBe(200);
+    const view = await api('GET', `/api/chats/${chat.body.id}`);
+    expect(view.status).toBe(200);
+    expect(view.body).toMatchObject({ preset: { id: 'default' }, persona: { id: 'user' } });
+    const text = (await preparedOf(chat.body.id, 'Still there?')).map((m) => m.content).join('\n');
+    expect(text).toContain('Mira is a cartographer who maps the fog for User.');
+    // Choosing a preset again repairs the chat record.
+    expect((await api('PATCH', `/api/chats/${chat.body.id}`, { presetId: 'default' })).body.presetId).toBe('default');
+  });
+
   it('targets DIO at the chat character and registers its base prompt from the card', async () => {
     const chat = await api('POST', '/api/chats', { characterId });
     expect(chat.body.dio).toEqual({ enabled: true, targetPromptId: `character-${characterId}`, reason: null });

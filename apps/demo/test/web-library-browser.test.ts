@@ -136,6 +136,11 @@ describe.runIf(RUN_BROWSER_TESTS)('character library, presets, personas and chat
     await page.getByTestId('model-list').waitFor();
     expect(await page.getByTestId('model-list').textContent()).toContain('fake-rp');
     await page.getByTestId('model-list').getByRole('button', { name: 'fake-rp' }).click();
+    // Text that is not a whole number is refused in the page, never saved as "cleared".
+    await page.getByTestId('model-max-tokens').fill('8k');
+    await page.getByTestId('save-model-settings').click();
+    await expect.poll(async () => (await page.getByTestId('model-error').textContent()) ?? '', POLL).toContain('write a whole number');
+    expect(await page.getByTestId('model-max-tokens').inputValue()).toBe('8k');
     await page.getByTestId('model-max-tokens').fill('256');
     await page.getByTestId('save-model-settings').click();
     await expect.poll(async () => (await page.getByTestId('model-source').textContent()) ?? '', POLL).toContain('saved below');

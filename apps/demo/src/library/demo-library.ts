@@ -6,7 +6,7 @@ import type { ChatSetup } from './chat-setup.js';
 import { LibraryError } from './library-error.js';
 import { LorebookLibrary } from './lorebook-library.js';
 import { PersonaLibrary } from './persona-library.js';
-import { PresetLibrary } from './preset-library.js';
+import { DEFAULT_PRESET_ID, PresetLibrary } from './preset-library.js';
 
 /** The demo's libraries, each a crash-safe tree store of its own under `<data>/library/`. */
 export interface DemoLibrary {
@@ -51,10 +51,19 @@ export function openDemoLibrary(dataDir: string): DemoLibrary {
         }
         throw error;
       };
+      // A deleted preset or persona falls back to the default one, as SillyTavern plays on with
+      // its default when the chosen one is gone (choosing one again repairs the chat record); a
+      // deleted character does not: playing someone else would be a different chat.
+      const orDefault =
+        <T>(fallback: () => Promise<T>) =>
+        (error: unknown): Promise<T> => {
+          if (LibraryError.isInstance(error) && error.code === 'LIBRARY_NOT_FOUND') return fallback();
+          throw error;
+        };
       const [character, preset, persona] = await Promise.all([
         characters.get(chat.characterId).catch(gone('the character', chat.characterId)),
-        presets.get(chat.presetId).catch(gone('the preset', chat.presetId)),
-        personas.get(chat.personaId).catch(gone('the persona', chat.personaId)),
+        presets.get(chat.presetId).catch(orDefault(() => presets.get(DEFAULT_PRESET_ID))),
+        personas.get(chat.personaId).catch(orDefault(async () => personas.get(await personas.defaultId()))),
       ]);
       return { chat, character, preset, persona };
     },

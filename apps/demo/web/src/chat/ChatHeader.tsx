@@ -44,7 +44,7 @@ export function ChatHeader({ chat, onChange, libraryVersion }: Props) {
       <strong data-testid="chat-character">{chat.character?.displayName}</strong>
       <label className="small">
         预设 Preset
-        <select data-testid="chat-preset" value={chat.presetId} onChange={(e) => void change({ presetId: e.target.value })}>
+        <select data-testid="chat-preset" value={chat.preset?.id ?? chat.presetId} onChange={(e) => void change({ presetId: e.target.value })}>
           {presets.map((p) => (
             <option key={p.id} value={p.id}>
               {p.name}
@@ -54,7 +54,7 @@ export function ChatHeader({ chat, onChange, libraryVersion }: Props) {
       </label>
       <label className="small">
         人设 Persona
-        <select data-testid="chat-persona" value={chat.personaId} onChange={(e) => void change({ personaId: e.target.value })}>
+        <select data-testid="chat-persona" value={chat.persona?.id ?? chat.personaId} onChange={(e) => void change({ personaId: e.target.value })}>
           {personas.map((p) => (
             <option key={p.id} value={p.id}>
               {p.name}

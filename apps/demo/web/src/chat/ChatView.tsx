@@ -179,8 +179,15 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     void control(async () => replaceTurn(await selectStep(sessionId, exchange.turnId, step)));
   };
 
-  const edit = (exchange: ChatExchange, change: { readonly input?: string; readonly reply?: string }) =>
-    control(async () => replaceTurn(await editTurn(sessionId, exchange.turnId, { step: exchange.step, ...change })));
+  const edit = async (exchange: ChatExchange, change: { readonly input?: string; readonly reply?: string }): Promise<boolean> => {
+    // An editor opened before the reply started must not change the chat the reply is written
+    // from: the edit waits (the editor keeps its text) until the reply is saved or stopped.
+    if (busy) {
+      setError('正在生成回复，请稍后保存。A reply is being written: save your edit once it is done.');
+      return false;
+    }
+    return control(async () => replaceTurn(await editTurn(sessionId, exchange.turnId, { step: exchange.step, ...change })));
+  };
 
   const remove = (exchange: ChatExchange, fromReply: boolean) => {
     if (busy) return;

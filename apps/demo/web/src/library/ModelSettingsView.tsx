@@ -104,7 +104,14 @@ export function ModelSettingsView({ onSaved }: Props) {
   if (!answer || !form) return error ? <p className="error-box">{error}</p> : <p className="muted">…</p>;
 
   const set = (key: keyof Form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
-  const number = (text: string) => (text.trim() === '' ? null : Number(text));
+  // '' clears a setting; anything else must be a whole number ("8k" or "2 min" is not: it is
+  // refused here, never sent as null, which would clear the setting and still say "Saved").
+  const number = (label: string, text: string): number | null => {
+    const trimmed = text.trim();
+    if (trimmed === '') return null;
+    if (!/^\d+$/.test(trimmed)) throw new Error(`${label}: write a whole number (or leave it empty for the default), not "${trimmed}"`);
+    return Number(trimmed);
+  };
 
   const test = async () => {
     setError(null);
@@ -125,9 +132,9 @@ export function ModelSettingsView({ onSaved }: Props) {
         baseUrl: form.baseUrl.trim(),
         model: form.model.trim(),
         ...(form.apiKey ? { apiKey: form.apiKey } : {}),
-        contextSize: number(form.contextSize),
-        maxTokens: number(form.maxTokens),
-        timeoutSeconds: number(form.timeoutSeconds),
+        contextSize: number('上下文 Context size', form.contextSize),
+        maxTokens: number('回复长度 Response length', form.maxTokens),
+        timeoutSeconds: number('等待首字 Wait for the first token', form.timeoutSeconds),
         ...form.server,
         story: { baseUrl: form.storyBaseUrl.trim(), model: form.storyModel.trim(), ...(form.storyApiKey ? { apiKey: form.storyApiKey } : {}), ...form.storyServer },
       });
