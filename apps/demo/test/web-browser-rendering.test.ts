@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { playTurn } from './support/api-client.js';
+import { corpusBytes, upload } from './support/corpus.js';
 import { RUN_BROWSER_TESTS } from './support/browser.js';
 import { setupWebFixture } from './support/setup-web-fixture.js';
 
@@ -118,6 +119,41 @@ describe.runIf(RUN_BROWSER_TESTS)('message rendering, phone layout and dark mode
       const send = await page.getByTestId('chat-send').boundingBox();
       expect((send?.x ?? 0) + (send?.width ?? 0)).toBeLessThanOrEqual(390);
       await screenshot(page, 'chat-390px.png');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('the library views fit a 390 px wide screen too: personas, a preset with its buttons, a card with a long name', async () => {
+    await api('POST', '/api/personas', { name: 'Rook', description: 'A courier.' });
+    await upload(fx.server.url, '/api/presets', corpusBytes('presets', 'p02-lucid-loom-v3.3.json'), 'Lucid Loom.json');
+    const card = { spec: 'chara_card_v2', spec_version: '2.0', data: { name: 'Lumia, Weaver of the Lucid Loom and Keeper of Every Unbroken Thread', description: 'x' } };
+    await upload(fx.server.url, '/api/characters', new TextEncoder().encode(JSON.stringify(card)), 'long.json');
+    const page = await fx.browser.context.newPage();
+    // Every control of the view ends inside the screen, and the page does not scroll sideways.
+    const outside = () =>
+      page.evaluate(() => {
+        const root = document.scrollingElement as Element;
+        const cut = [...document.querySelectorAll('button, input, select, textarea, .card-name')]
+          .filter((element) => (element as HTMLElement).offsetParent !== null)
+          .filter((element) => element.getBoundingClientRect().right > root.clientWidth + 1)
+          .map((element) => `${element.tagName.toLowerCase()} "${(element.textContent ?? '').trim().slice(0, 40)}"`);
+        return { cut, scroll: root.scrollWidth, client: root.clientWidth };
+      });
+    try {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await openChat(page);
+      for (const view of ['personas', 'presets', 'characters']) {
+        await page.getByTestId(`view-${view}`).click();
+        if (view === 'presets') await page.getByTestId('preset-list').getByRole('button', { name: /Lucid Loom/ }).click();
+        if (view === 'presets') await page.getByTestId('preset-detail').waitFor();
+        if (view === 'personas') await page.getByText('Rook').first().waitFor();
+        if (view === 'characters') await page.getByText('Lumia, Weaver').first().waitFor();
+        const { cut, scroll, client } = await outside();
+        expect({ view, cut }).toEqual({ view, cut: [] });
+        expect(scroll).toBeLessThanOrEqual(client);
+        await screenshot(page, `${view}-390px.png`);
+      }
     } finally {
       await page.close();
     }

@@ -15,6 +15,14 @@ const STATUS: Readonly<Record<DioTaskView['status'], { label: string; tone: stri
 
 const POLL_MS = 1_500;
 
+// What the last turn's lookup of a compiled prompt did, in words (the outcome codes of `dio/active-prompt-*`).
+const LOOKUP: Readonly<Record<NonNullable<DioView['lastLookup']>['outcome'], string>> = {
+  applied: '已使用编译提示 applied the compiled prompt',
+  none: '还没有编译提示，使用原始人物提示 no compiled prompt yet: the original character prompt',
+  skipped: '这个回合不使用 DIO not used this turn (this chat plays without DIO)',
+  degraded: '查询失败，使用原始人物提示 the lookup failed: the original character prompt',
+};
+
 /** The DIO view: latest task status, the active compiled prompt, and the active requirements with revoke. */
 export function DioPanel({ sessionId, turnCount }: { sessionId: string; turnCount: number }) {
   const fetchView = useCallback(() => api<DioView>('GET', `/api/sessions/${sessionId}/dio`), [sessionId]);
@@ -53,7 +61,7 @@ export function DioPanel({ sessionId, turnCount }: { sessionId: string; turnCoun
         )}
         {lastLookup && (
           <p className="small" data-testid="dio-last-lookup">
-            最近一回合：{lastLookup.outcome === 'applied' ? '已使用编译提示 applied the compiled prompt' : lastLookup.outcome}
+            最近一回合 Last turn: {LOOKUP[lastLookup.outcome] ?? lastLookup.outcome}
           </p>
         )}
       </section>
@@ -101,7 +109,7 @@ export function DioPanel({ sessionId, turnCount }: { sessionId: string; turnCoun
           </div>
         ) : (
           <p className="muted" data-testid="dio-no-prompt">
-            暂无编译提示；莉娅使用原始人物提示。No compiled prompt yet.
+            暂无编译提示；人物使用原始提示。No compiled prompt yet: the character plays its original prompt.
           </p>
         )}
       </section>
