@@ -134,7 +134,7 @@ describe.runIf(RUN_BROWSER_TESTS)('message rendering, phone layout and dark mode
     const outside = () =>
       page.evaluate(() => {
         const root = document.scrollingElement as Element;
-        const cut = [...document.querySelectorAll('button, input, select, textarea, .card-name')]
+        const cut = Array.from(document.querySelectorAll('button, input, select, textarea, .card-name'))
           .filter((element) => (element as HTMLElement).offsetParent !== null)
           .filter((element) => element.getBoundingClientRect().right > root.clientWidth + 1)
           .map((element) => `${element.tagName.toLowerCase()} "${(element.textContent ?? '').trim().slice(0, 40)}"`);

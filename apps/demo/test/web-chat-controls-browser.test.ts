@@ -2,6 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from './support/fake-openai.js';
 import { RUN_BROWSER_TESTS } from './support/browser.js';
+import { playTurn } from './support/api-client.js';
 import { setupWebFixture } from './support/setup-web-fixture.js';
 
 const SESSION = 'controls-browser';
@@ -187,6 +188,25 @@ describe.runIf(RUN_BROWSER_TESTS)('chat controls in headless Chromium', () => {
     await page.getByTestId('chat-stopped').waitFor();
     expect(await bodyOf(lastReplyRow())).toBe(kept);
     expect(await lastReplyRow().getByTestId('step-position').textContent()).toBe('1 / 1');
+  });
+
+  it("switching session while a reply streams stops it, and the line is back in its session's box on return", async () => {
+    // Another session to switch to, in the picker (it is read when the page loads).
+    await playTurn(fx.server.url, 'elsewhere', '别处的一句。');
+    await page.reload();
+    await page.getByTestId('reply').first().waitFor();
+    const committedBefore = (await events()).filter((e) => e.type === 'kernel/turn-committed').length;
+    const upstreamClosed = fx.fake.holdNextStream();
+    await page.getByTestId('chat-input').fill('换会话前。');
+    await page.getByTestId('chat-input').press('Enter');
+    await expect.poll(async () => (await page.getByTestId('reply-streaming').locator('.message-body').textContent()) ?? '', POLL).toMatch(/^回复/);
+    await page.getByTestId('session-select').selectOption('elsewhere');
+    await upstreamClosed; // leaving stopped the turn: the server cancelled the model call
+    expect(await page.getByTestId('chat-input').inputValue()).toBe('');
+    await page.getByTestId('session-select').selectOption(SESSION);
+    await expect.poll(() => page.getByTestId('chat-input').inputValue(), POLL).toBe('换会话前。');
+    expect((await events()).filter((e) => e.type === 'kernel/turn-committed')).toHaveLength(committedBefore);
+    await page.getByTestId('chat-input').fill('');
   });
 
   it('copies a message, keeps Shift+Enter as a new line, swipes with ← →, labels every button and shows keyboard focus', async () => {

@@ -31,6 +31,10 @@ interface Props {
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+// Lines whose turn was stopped because the player switched session before it was saved, by the
+// session they were sent in: they go back into that session's box when the player returns.
+const unsentLines = new Map<string, string>();
+
 /**
  * The chat: past exchanges with their controls (swipe, regenerate, edit, delete, copy), the running
  * turn with streamed stage progress and reply, and the input with Send, Continue and Stop.
@@ -68,6 +72,12 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     setPrepared(null);
     setError(null);
     shownSession.current = sessionId;
+    // A line sent here that leaving the session stopped goes back into the box on return.
+    const unsent = unsentLines.get(sessionId);
+    if (unsent !== undefined) {
+      unsentLines.delete(sessionId);
+      setText((now) => (now.trim() === '' ? unsent : `${unsent}\n${now}`));
+    }
     loadMessages(sessionId).then(setMessages, (e: unknown) => {
       setMessages([]);
       if (!(e instanceof ApiFailure && e.status === 404)) setError(message(e));
@@ -106,10 +116,11 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
    * Streams a turn, regenerate or continue. Stop aborts it: the connection closes, the server
    * cancels the run and nothing is committed; `onNotCommitted` then runs in the same render.
    */
-  const runStream = (start: PendingReply, call: (handlers: TurnHandlers, signal: AbortSignal) => Promise<TurnResultView>, onNotCommitted?: () => void) => {
+  const runStream = (start: PendingReply, call: (handlers: TurnHandlers, signal: AbortSignal) => Promise<TurnResultView>, onNotCommitted?: () => void, onLeft?: () => void) => {
     setError(null);
     setPrepared(null);
     return stream.run(start, call, {
+      ...(onLeft ? { onLeft } : {}),
       onCommitted: async (result, afterCommit) => {
         await reload().catch((e: unknown) => setError(message(e)));
         if (shownSession.current !== sessionId) return;
@@ -131,6 +142,7 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     event.preventDefault();
     const input = text.trim();
     if (!input || busy) return;
+    const sentIn = sessionId;
     setText('');
     await runStream(
       { kind: 'turn', turnId: null, input, reply: '' },
@@ -140,6 +152,8 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
         setText((now) => (now.trim() === '' ? input : `${input}\n${now}`));
         inputRef.current?.focus(); // Enter sends it again
       },
+      // The player switched session meanwhile, which stopped the turn: the line waits for them there.
+      () => unsentLines.set(sentIn, input),
     );
   };
 

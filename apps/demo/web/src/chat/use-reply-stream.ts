@@ -6,7 +6,7 @@ import type { StageRow } from './StageList.js';
 import { addStage } from './StageList.js';
 import type { PendingReply } from './StreamingExchange.js';
 
-/** What to do when a run ends; called only while the run is still the one on screen. */
+/** What to do when a run ends; called only while the run is still the one on screen (but `onLeft`). */
 export interface RunCallbacks {
   /**
    * The run was committed: update the chat (the streaming reply is cleared in the same render).
@@ -17,6 +17,11 @@ export interface RunCallbacks {
   onCommitted(result: TurnResultView | undefined, afterCommit?: unknown): Promise<void>;
   /** Nothing was committed: `error` is undefined when the player pressed Stop. */
   onNotCommitted(error: unknown): void;
+  /**
+   * The player left the session while the run had committed nothing (leaving stopped it): the
+   * only callback called off screen, so what the player sent is not lost with the view.
+   */
+  onLeft?(): void;
 }
 
 /** A reply being streamed (a turn, regenerate or continue), its progress, and Stop. */
@@ -99,7 +104,10 @@ export function useReplyStream(sessionId: string): ReplyStream {
       await callbacks.onCommitted(result);
       if (onScreen()) setPending(null);
     } catch (e) {
-      if (!onScreen()) return;
+      if (!onScreen()) {
+        if (!committed.current) callbacks.onLeft?.();
+        return;
+      }
       if (committed.current) {
         // Saved already: what failed or was cut is the work after the commit, not the reply.
         await callbacks.onCommitted(undefined, controller.signal.aborted ? undefined : e);
