@@ -4,6 +4,9 @@ import { NOT_AN_API_HEADER } from './server-error.js';
 
 const CONTEXT_TOO_LONG = /context[_ ]length|maximum context|context (?:size|window)|too many tokens|exceed_context|prompt is too long|reduce the length/i;
 
+/** Where the wait for an answer is set, for the messages of a `MODEL_TIMEOUT` before the first token. */
+export const TIMEOUT_SETTING = 'TROUPE_MODEL_TIMEOUT_MS, or the timeout in the model settings';
+
 /**
  * Turns an SDK or parsing failure into a {@link ModelError} with a stable code. Callers check
  * `signal.aborted` first: an abort is never mapped, it rejects with the abort reason.
@@ -15,7 +18,7 @@ const CONTEXT_TOO_LONG = /context[_ ]length|maximum context|context (?:size|wind
 export function toModelError(error: unknown, modelId: string, baseURL: string): ModelError {
   if (ModelError.isInstance(error)) return error;
   if (error instanceof APIConnectionTimeoutError) {
-    return new ModelError('MODEL_TIMEOUT', `${modelId}: the server at ${baseURL} did not answer in time (TROUPE_MODEL_TIMEOUT_MS, or the timeout in the model settings).`, { cause: error, modelId });
+    return new ModelError('MODEL_TIMEOUT', `${modelId}: the server at ${baseURL} did not answer in time (${TIMEOUT_SETTING}).`, { cause: error, modelId });
   }
   if (error instanceof APIConnectionError) {
     return new ModelError('MODEL_UNREACHABLE', `${modelId}: cannot reach the model server at ${baseURL} (${describeCause(error)}). Is it running?`, {

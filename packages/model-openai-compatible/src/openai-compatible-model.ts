@@ -3,7 +3,7 @@ import { type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamPar
 import OpenAI from 'openai';
 import { type OpenAICompatibleConfig, type OpenAICompatibleOptions, resolveOpenAICompatibleConfig, type StructuredOutputLevel } from './config.js';
 import { splitInlineReasoning } from './inline-reasoning.js';
-import { isRequestRejection, isToolsRejection, serverMessageOf, toModelError } from './map-error.js';
+import { isRequestRejection, isToolsRejection, serverMessageOf, TIMEOUT_SETTING, toModelError } from './map-error.js';
 import { ModelError } from './model-error.js';
 import { modelTokenizer } from './model-tokenizer.js';
 import { withRetries } from './retry-policy.js';
@@ -128,7 +128,7 @@ class OpenAICompatibleModel implements ChatModel {
     const firstTokenMs = this.#config.timeoutMs;
     const silent = () => new ModelError('MODEL_TIMEOUT', `${this.id}: the stream went silent for ${idleMs} ms (TROUPE_MODEL_STREAM_IDLE_TIMEOUT_MS).`, { modelId: this.id });
     const noFirstToken = () =>
-      new ModelError('MODEL_TIMEOUT', `${this.id}: the model did not start answering within ${firstTokenMs} ms (TROUPE_MODEL_TIMEOUT_MS, or the timeout in the model settings).`, { modelId: this.id });
+      new ModelError('MODEL_TIMEOUT', `${this.id}: the model did not start answering within ${firstTokenMs} ms (${TIMEOUT_SETTING}).`, { modelId: this.id });
     const fail = (error: unknown): unknown => {
       if (request.signal.aborted) return abortReason(request.signal);
       return this.#toError(error, request);

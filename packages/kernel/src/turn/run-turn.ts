@@ -138,9 +138,8 @@ export async function runTurn(
     let prepared = runWaterfall(services.hooks.get('actorAssemble'), initial, state, services.runner);
     if (prepared instanceof Promise) prepared = await prepared;
 
-    const request = actorRequest(prepared, turn, input.sessionId, turnId, tokenBudget.responseTokens);
-    const sampling = input.scenario?.actorSampling;
-    const answering = callActor(actorModel, sampling ? withSampling(request, sampling) : request, turn, options, services.limits.maxReplyChars);
+    const request = actorRequest(prepared, turn, input.sessionId, turnId, tokenBudget.responseTokens, input.scenario?.actorSampling);
+    const answering = callActor(actorModel, request, turn, options, services.limits.maxReplyChars);
     // Raced against the turn: a model that ignores its signal cannot hold the turn past its
     // deadline (the race needs no AbortSignal, so an in-process model's turn still makes none).
     const actor = await turn.race(answering);
@@ -336,10 +335,22 @@ async function recordFailure(state: TurnState, error: unknown, logger: Logger): 
 /**
  * The actor's request. Its `signal` is the turn's, read through a getter: the turn's AbortSignal
  * is made when the model reads it (an HTTP model always does; an in-process one that answers at
- * once may never), and spreading the request (`{ ...request }`) reads it like any property.
+ * once may never), and spreading the request (`{ ...request }`) reads it like any property. The
+ * turn's sampling (`scenario.actorSampling`, parsed: its fields are the request's own) is spread in.
  */
-function actorRequest(prepared: PreparedActorPrompt, turn: LazyAbortController, sessionId: string, turnId: string, maxOutputTokens: number | undefined): ChatRequest {
+function actorRequest(prepared: PreparedActorPrompt, turn: LazyAbortController, sessionId: string, turnId: string, maxOutputTokens: number | undefined, sampling: ActorSampling | undefined): ChatRequest {
   const meta = { stage: 'actor', sessionId, turnId };
+  if (sampling !== undefined) {
+    return {
+      messages: prepared.history,
+      get signal(): AbortSignal {
+        return turn.signal;
+      },
+      meta,
+      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+      ...sampling,
+    };
+  }
   if (maxOutputTokens === undefined) {
     return {
       messages: prepared.history,
@@ -357,23 +368,6 @@ function actorRequest(prepared: PreparedActorPrompt, turn: LazyAbortController, 
     meta,
     maxOutputTokens,
   };
-}
-
-// The actor's request with the turn's sampling settings (the signal stays a getter: see actorRequest).
-function withSampling(request: ChatRequest, sampling: ActorSampling): ChatRequest {
-  const { messages, meta, maxOutputTokens } = request;
-  return Object.defineProperties(
-    {
-      messages,
-      meta,
-      ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-      ...(sampling.temperature !== undefined ? { temperature: sampling.temperature } : {}),
-      ...(sampling.topP !== undefined ? { topP: sampling.topP } : {}),
-      ...(sampling.frequencyPenalty !== undefined ? { frequencyPenalty: sampling.frequencyPenalty } : {}),
-      ...(sampling.presencePenalty !== undefined ? { presencePenalty: sampling.presencePenalty } : {}),
-    },
-    { signal: { get: () => request.signal, enumerable: true } },
-  ) as ChatRequest;
 }
 
 /**
