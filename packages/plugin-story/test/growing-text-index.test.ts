@@ -210,4 +210,17 @@ describe('the history index in the pipeline', () => {
     expect(shape(history)).toEqual(shape(fresh(now)));
     await test.harness.close();
   });
+
+  it('a document checked out with Windows line endings (CRLF) goes to the stages without its settle markers too', () => {
+    let text = 'Prologue: the village by the well.\n';
+    for (let turn = 0; turn < 40; turn++) text = settle(text, turn, turn === 9 ? '- Bram hid the LOCKET' : `- turn ${turn} on the road`);
+    const crlf = text.replace(/\n/g, '\r\n');
+    const fits = window(crlf.slice(0, crlf.indexOf('- turn 3 ')), new GrowingTextIndex(CHUNK));
+    expect(fits).toContain('- turn 2 on the road');
+    expect(fits).not.toContain('troupe:settle');
+    const view = window(crlf, new GrowingTextIndex(CHUNK));
+    expect(view).toContain('- turn 39 on the road');
+    expect(view).toContain('- Bram hid the LOCKET');
+    expect(view).not.toContain('troupe:settle');
+  });
 });

@@ -144,4 +144,21 @@ describe('story continuity follows swipes, edits and deletes', () => {
     );
     expect(files['characters/lia/knowledge.md']).not.toContain('T2');
   });
+
+  it('a deleted last turn leaves the record of a history.md checked out with Windows line endings (CRLF); the lines around it keep theirs', async () => {
+    const model = storyModel({ 'story/continuity': [continuityFor('T1'), continuityFor('T2'), continuityFor('T3')] });
+    const { harness, trees, workspaces } = await storyHarness({ model });
+    for (const turnId of ['t1', 't2']) await harness.runTurn({ sessionId: 's1', text: `line ${turnId}`, turnId });
+    const ws = await workspaces.read('tale');
+    const crlf = (path: string) => (ws.files[path] ?? '').replace(/\n/g, '\r\n');
+    await workspaces.writeFiles('tale', ws.revision, { 'history.md': crlf('history.md'), 'characters/lia/knowledge.md': crlf('characters/lia/knowledge.md') });
+    await harness.removeTurns({ sessionId: 's1', fromTurnId: 't2' });
+    await harness.runTurn({ sessionId: 's1', text: 'again', turnId: 't3' });
+    const files = (await trees.read('tale')).files;
+    expect(files['history.md']).toBe(
+      'HISTORY: the party met at the tavern.\r\n<!-- troupe:settle story:t1 -->\r\n- T1: Lia answered\r\n<!-- troupe:settle story:t3 -->\n- T3: Lia answered\n',
+    );
+    expect(files['characters/lia/knowledge.md']).not.toContain('T2');
+    expect(files['characters/lia/knowledge.md']).toContain('T1');
+  });
 });

@@ -54,4 +54,16 @@ describe('a regenerated step replaces the earlier step in the continuity record'
     const history = (await trees.read('tale')).files['history.md'] ?? '';
     expect(history).toBe('HISTORY: the party met at the tavern.\n<!-- troupe:settle story:t1:1 -->\n- S1: Lia answered\n');
   });
+
+  it('a history.md checked out with Windows line endings (CRLF) still lets the regenerated step replace the earlier one, and keeps the rest of the file as it is', async () => {
+    const model = storyModel({ 'story/continuity': [continuityFor('S0'), continuityFor('S1')] });
+    const { harness, trees, workspaces } = await storyHarness({ model });
+    await harness.runTurn({ sessionId: 's1', text: 'knock', turnId: 't1' });
+    const ws = await workspaces.read('tale');
+    // Git for Windows (core.autocrlf) checks the workspace out with CRLF line endings.
+    await workspaces.writeFiles('tale', ws.revision, { 'history.md': (ws.files['history.md'] ?? '').replace(/\n/g, '\r\n') });
+    await harness.runTurn({ sessionId: 's1', text: 'knock', turnId: 't1', step: 1 });
+    const history = (await trees.read('tale')).files['history.md'] ?? '';
+    expect(history).toBe('HISTORY: the party met at the tavern.\r\n<!-- troupe:settle story:t1:1 -->\n- S1: Lia answered\n');
+  });
 });

@@ -22,3 +22,37 @@ export function blockText(marker: string, text: string): string {
 export function asLineEnded(content: string): string {
   return content === '' || content.endsWith('\n') ? content : `${content}\n`;
 }
+
+// A block as a pattern whose line breaks match LF or CRLF, for a file the player's tools
+// converted (Git for Windows' `core.autocrlf` checks a synced workspace out with CRLF).
+function lineEndingBlind(block: string): RegExp {
+  return new RegExp(block.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\r?\n/g, '\\r?\\n'));
+}
+
+/**
+ * Where a block stands in a file's text: its exact text, or the same lines with other line
+ * endings (only a file that holds a carriage return is searched that way).
+ * @param content - the file's text (line-ended, see {@link asLineEnded})
+ * @param block - the block, as {@link blockText} makes it
+ * @returns the first occurrence's start and end, or undefined
+ */
+export function findBlock(content: string, block: string): readonly [start: number, end: number] | undefined {
+  const exact = content.indexOf(block);
+  if (exact >= 0) return [exact, exact + block.length];
+  if (!content.includes('\r')) return undefined;
+  const found = lineEndingBlind(block).exec(content);
+  return found ? [found.index, found.index + found[0].length] : undefined;
+}
+
+/**
+ * Replaces a block's first occurrence ({@link findBlock}); the rest of the file keeps its bytes,
+ * line endings included.
+ * @param content - the file's text
+ * @param block - the block to replace
+ * @param replacement - its replacement ('' removes it)
+ * @returns the text, unchanged when the block is not there
+ */
+export function replaceBlock(content: string, block: string, replacement: string): string {
+  const span = findBlock(content, block);
+  return span ? `${content.slice(0, span[0])}${replacement}${content.slice(span[1])}` : content;
+}

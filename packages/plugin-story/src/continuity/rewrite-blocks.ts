@@ -1,6 +1,6 @@
 import { KernelStorageError, type TreeStore } from '@troupe/kernel';
 import { appendSettleBlock } from '@troupe/kernel/storage';
-import { asLineEnded, blockText } from './block-text.js';
+import { asLineEnded, blockText, findBlock, replaceBlock } from './block-text.js';
 import { WORKSPACE_FILES } from '../workspace/layout.js';
 import type { SettleBlock } from './kept-step-plan.js';
 
@@ -33,19 +33,19 @@ export function rewriteBlocks(files: Readonly<Record<string, string>>, rewrites:
     const paths = new Set([...candidates.flatMap((block) => Object.keys(block.appends)), ...Object.keys(desired?.appends ?? {})]);
     const onRecord = candidates.some((block) => {
       const text = block.appends[WORKSPACE_FILES.history];
-      return text !== undefined && read(WORKSPACE_FILES.history).includes(blockText(block.marker, text));
+      return text !== undefined && findBlock(read(WORKSPACE_FILES.history), blockText(block.marker, text)) !== undefined;
     });
     for (const path of paths) {
       const before = read(path);
       const wanted = desired?.appends[path] === undefined ? undefined : blockText(desired.marker, desired.appends[path]);
       let content = before;
-      let placed = wanted !== undefined && content.includes(wanted);
+      let placed = wanted !== undefined && findBlock(content, wanted) !== undefined;
       for (const block of candidates) {
         const text = block.appends[path];
         if (text === undefined) continue;
         const current = blockText(block.marker, text);
-        if (current === wanted || !content.includes(current)) continue;
-        content = content.replace(current, placed || wanted === undefined ? '' : wanted);
+        if (current === wanted || findBlock(content, current) === undefined) continue;
+        content = replaceBlock(content, current, placed || wanted === undefined ? '' : wanted);
         placed = placed || wanted !== undefined;
       }
       if (!placed && wanted !== undefined && onRecord) content = appendSettleBlock(content, desired?.marker ?? '', desired?.appends[path] ?? '');

@@ -1,7 +1,7 @@
 import { abortReason, describeError } from '@troupe/kernel/util';
 import { KernelStorageError, type TreeSettlement, type TreeStore } from '@troupe/kernel';
 import { appendSettleBlock } from '@troupe/kernel/storage';
-import { asLineEnded, blockText } from '../continuity/block-text.js';
+import { asLineEnded, blockText, findBlock, replaceBlock } from '../continuity/block-text.js';
 import { STORY_EVENTS, settleMarker } from '../events.js';
 import { type ContinuityResult, runContinuity } from '../stages/continuity.js';
 import { knowledgePath, WORKSPACE_FILES } from '../workspace/layout.js';
@@ -144,10 +144,10 @@ async function replaceEarlierBlocks(
       let content = base;
       for (const step of earlier) {
         const text = step.appends[path];
-        if (text !== undefined) content = content.replace(blockText(step.marker, text), '');
+        if (text !== undefined) content = replaceBlock(content, blockText(step.marker, text), '');
       }
       const text = appends[path];
-      if (text !== undefined && !content.includes(`<!-- troupe:settle ${marker} -->\n`)) content = appendSettleBlock(content, marker, text);
+      if (text !== undefined && findBlock(content, `<!-- troupe:settle ${marker} -->\n`) === undefined) content = appendSettleBlock(content, marker, text);
       if (content !== base && !(before === undefined && content === '')) writes[path] = content;
     }
     if (Object.keys(writes).length === 0) return { applied: false, revision: snapshot.revision };

@@ -15,12 +15,13 @@ export interface IndexedPiece {
   readonly block: number;
 }
 
-const SETTLE_LINE = /^<!-- troupe:settle .* -->$/;
+// `\r?`: a file checked out with CRLF line endings keeps a carriage return at each line's end.
+const SETTLE_LINE = /^<!-- troupe:settle .* -->\r?$/;
 
 /**
  * True for the settle-marker comment lines the store writes before each settled block (they are
  * bookkeeping, not story text: never indexed as content, never shown to a stage).
- * @param line - one line without its line break
+ * @param line - one line without its line feed (a carriage return before it may stay)
  */
 export function isSettleMarkerLine(line: string): boolean {
   return line.startsWith('<!-- troupe:settle ') && SETTLE_LINE.test(line);
