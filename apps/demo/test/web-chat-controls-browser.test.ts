@@ -190,6 +190,33 @@ describe.runIf(RUN_BROWSER_TESTS)('chat controls in headless Chromium', () => {
     expect(await lastReplyRow().getByTestId('step-position').textContent()).toBe('1 / 1');
   });
 
+  it('an editor opened before a reply started cannot save while the reply streams; it keeps its text and saves once the reply is stopped', async () => {
+    // Pinned by position: once the new line is sent, the last exchange is the streaming one.
+    const row = page.locator('.messages > .exchange').nth((await page.locator('.messages > .exchange').count()) - 1).getByTestId('reply-row');
+    const original = await bodyOf(row);
+    const editsBefore = (await events()).filter((e) => e.type === 'kernel/turn-edited').length;
+    await row.getByTestId('msg-edit').click();
+    await row.getByTestId('msg-edit-text').fill('流式时的修改。');
+    const upstreamClosed = fx.fake.holdNextStream();
+    await page.getByTestId('chat-input').fill('边改边发。');
+    await page.getByTestId('chat-input').press('Enter');
+    await expect.poll(async () => (await page.getByTestId('reply-streaming').locator('.message-body').textContent()) ?? '', POLL).toMatch(/^回复/);
+
+    await row.getByTestId('msg-edit-save').click();
+    await expect.poll(() => page.getByRole('alert').textContent(), POLL).toContain('A reply is being written');
+    expect(await row.getByTestId('msg-edit-text').inputValue()).toBe('流式时的修改。');
+    expect((await events()).filter((e) => e.type === 'kernel/turn-edited')).toHaveLength(editsBefore);
+
+    await page.getByTestId('chat-stop').click();
+    await upstreamClosed;
+    await page.getByTestId('chat-stopped').waitFor();
+    await row.getByTestId('msg-edit-save').click();
+    await expect.poll(() => bodyOf(row), POLL).toBe('流式时的修改。');
+    expect(original).not.toBe('流式时的修改。');
+    expect((await events()).filter((e) => e.type === 'kernel/turn-edited')).toHaveLength(editsBefore + 1);
+    await page.getByTestId('chat-input').fill('');
+  });
+
   it("switching session while a reply streams stops it, and the line is back in its session's box on return", async () => {
     // Another session to switch to, in the picker (it is read when the page loads).
     await playTurn(fx.server.url, 'elsewhere', '别处的一句。');
