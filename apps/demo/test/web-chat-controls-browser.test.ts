@@ -122,6 +122,23 @@ describe.runIf(RUN_BROWSER_TESTS)('chat controls in headless Chromium', () => {
     expect(history).not.toContain(original);
   });
 
+  it("a refused edit says why in the editor itself, which keeps the text; the chat is unchanged", async () => {
+    const line = page.getByTestId('user-line-row').last();
+    const before = await bodyOf(line);
+    const tooLong = '长'.repeat(8_001);
+    await line.getByTestId('msg-edit').click();
+    await line.getByTestId('msg-edit-text').fill(tooLong);
+    await line.getByTestId('msg-edit-save').click();
+    const editor = line.getByTestId('message-editor');
+    await expect.poll(async () => ((await editor.getByRole('alert').count()) > 0 ? ((await editor.getByRole('alert').textContent()) ?? '') : ''), POLL).toMatch(/8000|8 000|8,000/);
+    // Said once, where the player is looking, not in the box under the chat.
+    expect(await page.getByRole('alert').count()).toBe(1);
+    expect(await line.getByTestId('msg-edit-text').inputValue()).toBe(tooLong);
+    await line.getByTestId('msg-edit-cancel').click();
+    expect(await bodyOf(line)).toBe(before);
+    expect((await messages()).at(-1)?.input).toBe(before);
+  });
+
   it('deletes the last two messages after a confirmation (Cancel deletes nothing)', async () => {
     expect(await page.getByTestId('user-line').count()).toBe(3);
     const line = page.getByTestId('user-line-row').last();
@@ -203,7 +220,7 @@ describe.runIf(RUN_BROWSER_TESTS)('chat controls in headless Chromium', () => {
     await expect.poll(async () => (await page.getByTestId('reply-streaming').locator('.message-body').textContent()) ?? '', POLL).toMatch(/^回复/);
 
     await row.getByTestId('msg-edit-save').click();
-    await expect.poll(() => page.getByRole('alert').textContent(), POLL).toContain('A reply is being written');
+    await expect.poll(() => row.getByTestId('msg-edit-error').textContent(), POLL).toContain('A reply is being written');
     expect(await row.getByTestId('msg-edit-text').inputValue()).toBe('流式时的修改。');
     expect((await events()).filter((e) => e.type === 'kernel/turn-edited')).toHaveLength(editsBefore);
 

@@ -168,22 +168,27 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     void runStream({ kind: 'continue', turnId: last.turnId, input: last.input, reply: last.reply }, (handlers, signal) => continueReply(sessionId, handlers, signal));
   };
 
-  /** Runs a swipe, edit or delete; resolves false (with the error shown) when the server refused it. */
-  const control = async (change: () => Promise<void>): Promise<boolean> => {
+  /** Runs a swipe, edit or delete; resolves with why the server refused it, or null when it is done. */
+  const attempt = async (change: () => Promise<void>): Promise<string | null> => {
     setControlBusy(true);
     setError(null);
     stream.clearStopped();
     try {
       await change();
       onTurn();
-      return true;
+      return null;
     } catch (e) {
-      setError(message(e));
       await reload().catch(() => {});
-      return false;
+      return message(e);
     } finally {
       setControlBusy(false);
     }
+  };
+
+  /** {@link attempt}, with a refusal shown under the chat. */
+  const control = async (change: () => Promise<void>): Promise<void> => {
+    const refused = await attempt(change);
+    if (refused !== null) setError(refused);
   };
 
   const replaceTurn = (turn: ChatExchange) => setMessages((list) => list.map((m) => (m.turnId === turn.turnId ? turn : m)));
@@ -193,14 +198,13 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     void control(async () => replaceTurn(await selectStep(sessionId, exchange.turnId, step)));
   };
 
-  const edit = async (exchange: ChatExchange, change: { readonly input?: string; readonly reply?: string }): Promise<boolean> => {
+  // Resolves with why the edit was refused, which the editor shows where the player is looking
+  // (the box under the chat may be scrolled far away from it), or null when it is saved.
+  const edit = async (exchange: ChatExchange, change: { readonly input?: string; readonly reply?: string }): Promise<string | null> => {
     // An editor opened before the reply started must not change the chat the reply is written
     // from: the edit waits (the editor keeps its text) until the reply is saved or stopped.
-    if (busy) {
-      setError('正在生成回复，请稍后保存。A reply is being written: save your edit once it is done.');
-      return false;
-    }
-    return control(async () => replaceTurn(await editTurn(sessionId, exchange.turnId, { step: exchange.step, ...change })));
+    if (busy) return '正在生成回复，请稍后保存。A reply is being written: save your edit once it is done.';
+    return attempt(async () => replaceTurn(await editTurn(sessionId, exchange.turnId, { step: exchange.step, ...change })));
   };
 
   const remove = (exchange: ChatExchange, fromReply: boolean) => {

@@ -18,7 +18,8 @@ interface Props {
   readonly busy: boolean;
   readonly onSwipe: (step: number) => void;
   readonly onRegenerate: () => void;
-  readonly onEdit: (edit: { readonly input?: string; readonly reply?: string }) => Promise<boolean>;
+  /** Resolves with why the edit was refused, or null when it is saved. */
+  readonly onEdit: (edit: { readonly input?: string; readonly reply?: string }) => Promise<string | null>;
   /** Deletes this exchange and every later one; `fromReply`: the player's line goes back to the input box. */
   readonly onDelete: (fromReply: boolean) => void;
   /** Starts a new chat holding everything up to and including this exchange (this one is kept as it is). */

@@ -4,8 +4,8 @@ interface Props {
   readonly initial: string;
   /** Names the text area for assistive technology (“edit your line” / “edit the reply”). */
   readonly label: string;
-  /** Saves; resolves false when it failed (the editor stays open with the text). */
-  readonly onSave: (text: string) => Promise<boolean>;
+  /** Saves; resolves with why it was refused (the editor stays open with the text and says so), or null. */
+  readonly onSave: (text: string) => Promise<string | null>;
   readonly onCancel: () => void;
 }
 
@@ -13,6 +13,7 @@ interface Props {
 export function MessageEditor({ initial, label, onSave, onCancel }: Props) {
   const [value, setValue] = useState(initial);
   const [saving, setSaving] = useState(false);
+  const [refused, setRefused] = useState<string | null>(null);
   const unchanged = value === initial;
   const empty = value.trim() === '';
 
@@ -23,9 +24,13 @@ export function MessageEditor({ initial, label, onSave, onCancel }: Props) {
       return;
     }
     setSaving(true);
-    const saved = await onSave(value);
+    setRefused(null);
+    const why = await onSave(value);
     // On success the editor is gone (the parent closed it); on failure keep the text to retry.
-    if (!saved) setSaving(false);
+    if (why !== null) {
+      setSaving(false);
+      setRefused(why);
+    }
   };
 
   return (
@@ -48,6 +53,11 @@ export function MessageEditor({ initial, label, onSave, onCancel }: Props) {
           }
         }}
       />
+      {refused && (
+        <p className="error-box small" role="alert" data-testid="msg-edit-error">
+          {refused}
+        </p>
+      )}
       <div className="message-editor-buttons">
         <button type="button" data-testid="msg-edit-save" title="保存 Save (Ctrl+Enter)" disabled={saving || empty} onClick={() => void save()}>
           保存 Save

@@ -19,7 +19,8 @@ interface Props {
   readonly what: { readonly zh: string; readonly en: string };
   readonly deleteQuestion: string;
   /** Saves an edit; resolves false when it failed. */
-  readonly onSave: (text: string) => Promise<boolean>;
+  /** Resolves with why the save was refused (the editor shows it), or null when it is saved. */
+  readonly onSave: (text: string) => Promise<string | null>;
   readonly onDelete: () => void;
   /** Tools of this kind of message only (swipes, regenerate), shown before the common ones. */
   readonly tools?: ReactNode;
@@ -51,9 +52,9 @@ export function MessageRow({ side, testId, text, speaker, reasoning, edited, bus
           label={`编辑${what.zh} Edit ${what.en}`}
           onCancel={() => setEditing(false)}
           onSave={async (next) => {
-            const saved = await onSave(next);
-            if (saved) setEditing(false);
-            return saved;
+            const refused = await onSave(next);
+            if (refused === null) setEditing(false);
+            return refused;
           }}
         />
       ) : (
