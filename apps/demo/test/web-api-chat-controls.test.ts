@@ -82,4 +82,15 @@ describe('chat controls API', () => {
     expect(after.reply).toBe(data.reply);
     expectError(await api('POST', `/api/sessions/${session}/turns/not-last/regenerate`, {}), 404, 'KERNEL_TURN_NOT_FOUND');
   });
+
+  it('two regenerations sent at once (two tabs) keep both replies as steps 1 and 2', async () => {
+    const session = freshId('regen-race');
+    await playTurn(fx.server.url, session, '你好。');
+    const [turn] = (await api('GET', `/api/sessions/${session}/messages`)).body.messages as [MessageView];
+    const url = `${fx.server.url}/api/sessions/${session}/turns/${turn.turnId}/regenerate`;
+    const results = await Promise.all([streamPost(url), streamPost(url)]);
+    expect(results.map((events) => (events.at(-1)?.data as { step?: number } | undefined)?.step).sort()).toEqual([1, 2]);
+    const [after] = (await api('GET', `/api/sessions/${session}/messages`)).body.messages as [MessageView];
+    expect(after.steps.map((step) => step.step)).toEqual([0, 1, 2]);
+  });
 });

@@ -31,6 +31,7 @@ export { CHAT_CONTROL_EVENTS } from './turn/chat-control-events.js';
 export type { StepSelectedData, TurnEditedData, TurnsRemovedData } from './turn/chat-control-events.js';
 export type { EditTurnRequest, RemoveTurnsRequest, SelectStepRequest } from './turn/chat-controls.js';
 export type { ContinueTurnRequest } from './turn/continue-turn.js';
+export type { RegenerateTurnRequest } from './turn/next-step.js';
 export type { BackgroundEvent, BackgroundTaskContext, BackgroundTaskHandle, BackgroundTaskOwner, BackgroundTaskRun, CloseBackgroundOptions } from './background/background-tasks.js';
 export { defineDirectorTool } from './director/director-tool.js';
 export type { DirectorSettings } from './director/director-loop.js';

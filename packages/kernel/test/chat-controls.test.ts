@@ -5,7 +5,7 @@ import { rejectionOf } from './helpers.js';
 async function numbered() {
   let count = 0;
   const model = new ScriptedChatModel({ byStage: { actor: [() => `reply ${++count}`] } });
-  return createTestHarness({ model });
+  return { model, ...(await createTestHarness({ model })) };
 }
 
 describe('chat controls: bad requests', () => {
@@ -30,6 +30,48 @@ describe('chat controls: bad requests', () => {
     await harness.runTurn({ sessionId: 's', text: 'one', turnId: 't1', step: 1 });
     expect(await harness.editTurn({ sessionId: 's', turnId: 't1', step: 0, reply: 'first, edited' })).toMatchObject({ step: 1, reply: 'reply 2' });
     expect(await harness.selectStep({ sessionId: 's', turnId: 't1', step: 0 })).toMatchObject({ step: 0, reply: 'first, edited', edited: true });
+  });
+});
+
+describe('regenerate', () => {
+  it('runs the last visible turn again as the step after its highest, with its visible (edited) line', async () => {
+    const { harness, model } = await numbered();
+    await harness.runTurn({ sessionId: 's', text: 'one', turnId: 't1' });
+    await harness.editTurn({ sessionId: 's', turnId: 't1', step: 0, input: 'one, edited' });
+    const result = await harness.regenerateTurn({ sessionId: 's', turnId: 't1' });
+    expect(result).toMatchObject({ turnId: 't1', step: 1, reply: 'reply 2' });
+    expect(model.callsFor('actor')[1]?.messages.at(-1)).toEqual({ role: 'user', content: 'one, edited' });
+    expect(await rejectionOf(harness.regenerateTurn({ sessionId: 'empty' }))).toMatchObject({ code: 'KERNEL_TURN_NOT_FOUND' });
+  });
+
+  it('two regenerations sent at once get steps 1 and 2: neither reply is lost', async () => {
+    const { harness, sessionLog } = await numbered();
+    await harness.runTurn({ sessionId: 's', text: 'one', turnId: 't1' });
+    const [a, b] = await Promise.all([harness.regenerateTurn({ sessionId: 's', turnId: 't1' }), harness.regenerateTurn({ sessionId: 's', turnId: 't1' })]);
+    expect([a.step, b.step]).toEqual([1, 2]);
+    const commits = (await sessionLog.read('s')).filter((e) => e.type === 'kernel/turn-committed');
+    expect(commits.map((e) => e.step)).toEqual([0, 1, 2]);
+  });
+
+  it('a regeneration queued behind a new turn is refused: it is no longer the last turn', async () => {
+    const { harness, sessionLog } = await numbered();
+    await harness.runTurn({ sessionId: 's', text: 'one', turnId: 't1' });
+    const next = harness.runTurn({ sessionId: 's', text: 'two', turnId: 't2' });
+    const late = rejectionOf(harness.regenerateTurn({ sessionId: 's', turnId: 't1' }));
+    await next;
+    expect(await late).toMatchObject({ code: 'KERNEL_TURN_NOT_FOUND' });
+    expect((await sessionLog.read('s')).filter((e) => e.type === 'kernel/turn-committed').map((e) => [e.turnId, e.step])).toEqual([
+      ['t1', 0],
+      ['t2', 0],
+    ]);
+  });
+
+  it('a continue and a regeneration sent at once both keep their replies, as steps 1 and 2', async () => {
+    const { harness } = await numbered();
+    await harness.runTurn({ sessionId: 's', text: 'one', turnId: 't1' });
+    const [continued, regenerated] = await Promise.all([harness.continueTurn({ sessionId: 's' }), harness.regenerateTurn({ sessionId: 's', turnId: 't1' })]);
+    expect([continued.step, regenerated.step]).toEqual([1, 2]);
+    expect(continued.reply).toBe('reply 1reply 2');
   });
 });
 

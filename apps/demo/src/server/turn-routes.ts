@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import * as z from 'zod';
 import type { Demo } from '../compose.js';
+import { nextStepRequest } from '../next-step-request.js';
 import { ApiError, toApiError } from './api-error.js';
 import { chatMessages } from './session-view.js';
 import { liveEventMessage, type TurnStreamMessage, turnResultView } from './turn-stream.js';
@@ -36,11 +37,13 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown, request: {
   app.post('/:sessionId/turns/:turnId/regenerate', async (c) => {
     const sessionId = param(c, 'sessionId', SessionIdSchema);
     const turnId = param(c, 'turnId', TurnIdSchema);
+    // Checked before streaming, so a wrong turn is a plain 404. The kernel checks again and picks
+    // the step in the session's queue: two tabs regenerating at once get steps of their own.
     const last = chatMessages(await demo.storage.sessions.read(sessionId)).at(-1);
     if (!last) throw new ApiError(404, 'KERNEL_TURN_NOT_FOUND', `Session "${sessionId}" has no reply to regenerate`);
     if (last.turnId !== turnId) throw new ApiError(404, 'KERNEL_TURN_NOT_FOUND', `Only the last reply can be regenerated: "${turnId}" is not the last turn of "${sessionId}"`);
-    const input = { ...(await demo.turnInputFor(sessionId, last.input)), turnId, step: Math.max(...last.steps.map((step) => step.step)) + 1 };
-    return streamTurn(c, (options) => demo.harness.runTurn(input, options), onUnexpected);
+    const request = nextStepRequest(await demo.turnInputFor(sessionId, last.input), turnId);
+    return streamTurn(c, (options) => demo.harness.regenerateTurn(request, options), onUnexpected);
   });
 
   // Continue: the actor extends the last visible reply (a new step holding the joined reply).
@@ -48,8 +51,8 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown, request: {
     const sessionId = param(c, 'sessionId', SessionIdSchema);
     // Checked before streaming, so a chat with nothing to continue is a plain 404.
     if (chatMessages(await demo.storage.sessions.read(sessionId)).length === 0) throw new ApiError(404, 'KERNEL_TURN_NOT_FOUND', `Session "${sessionId}" has no reply to continue`);
-    const { text: _text, step: _step, turnId: _turnId, ...rest } = await demo.turnInputFor(sessionId, '…');
-    return streamTurn(c, (options) => demo.harness.continueTurn(rest, options), onUnexpected);
+    const request = nextStepRequest(await demo.turnInputFor(sessionId, '…'));
+    return streamTurn(c, (options) => demo.harness.continueTurn(request, options), onUnexpected);
   });
   return app;
 }

@@ -27,6 +27,7 @@ import { runWithin } from '../timing/on-clock.js';
 import { KERNEL_VERSION } from '../version.js';
 import { type EditTurnRequest, editTurn, type RemoveTurnsRequest, removeTurns, type SelectStepRequest, selectStep } from '../turn/chat-controls.js';
 import { type ContinueTurnRequest, planContinuation } from '../turn/continue-turn.js';
+import { planNextStep, type RegenerateTurnRequest } from '../turn/next-step.js';
 import type { CommittedTurnRecord } from '../turn/session-history.js';
 import type { Harness, HarnessOptions, RunTurnOptions, TurnResult } from './harness-options.js';
 
@@ -253,6 +254,20 @@ class KernelHarness implements Harness {
         const { input, continuation } = await planContinuation(services, request);
         await finishCommittedTurnQuietly(services, input.sessionId);
         return runTurn(services, input, options, continuation, heldTurn);
+      },
+      options.signal,
+    );
+  }
+
+  async regenerateTurn(request: RegenerateTurnRequest, options: RunTurnOptions = {}): Promise<TurnResult> {
+    this.#assertOpen();
+    return this.#enqueue(
+      sessionOf(request),
+      async (services, heldTurn) => {
+        // Planned in the queue: the step and "is it still the last turn" are read after the turns before it.
+        const { input } = await planNextStep(services, request, 'regenerate');
+        await finishCommittedTurnQuietly(services, input.sessionId);
+        return runTurn(services, input, options, undefined, heldTurn);
       },
       options.signal,
     );

@@ -13,6 +13,7 @@ import type { TreeStore } from '../ports/tree-store.js';
 import type { Scenario, TurnInput } from '../turn/turn-input.js';
 import type { EditTurnRequest, RemoveTurnsRequest, SelectStepRequest } from '../turn/chat-controls.js';
 import type { ContinueTurnRequest } from '../turn/continue-turn.js';
+import type { RegenerateTurnRequest } from '../turn/next-step.js';
 import type { CommittedTurnRecord } from '../turn/session-history.js';
 
 /**
@@ -115,6 +116,14 @@ export interface Harness {
    * @throws {KernelError} KERNEL_CHAT_CONTROL_INVALID, KERNEL_TURN_NOT_FOUND, and what `runTurn` throws
    */
   continueTurn(request: ContinueTurnRequest, options?: RunTurnOptions): Promise<TurnResult>;
+  /**
+   * Regenerate (a new swipe): runs the last visible turn again as a new step (one past its
+   * highest) with its visible, possibly edited, line. The step is chosen in the session's queue,
+   * so two requests sent at once get consecutive steps and neither reply is replaced, and a
+   * request queued behind a new turn is refused. Queued with the session's turns.
+   * @throws {KernelError} KERNEL_CHAT_CONTROL_INVALID, KERNEL_TURN_NOT_FOUND, and what `runTurn` throws
+   */
+  regenerateTurn(request: RegenerateTurnRequest, options?: RunTurnOptions): Promise<TurnResult>;
   /**
    * Swipe: keeps another committed step of a turn (appends `kernel/step-selected`).
    * @returns the turn as visible afterwards

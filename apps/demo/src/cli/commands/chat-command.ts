@@ -5,6 +5,7 @@ import type { Chat } from '../../library/chat-library.js';
 import { chatGreetings, chatNames } from '../../library/chat-setup.js';
 import { chatFor, invalidOption } from '../chat-target.js';
 import { type CliContext, type GlobalOptions, withDemo } from '../context.js';
+import { nextStepRequest } from '../../next-step-request.js';
 
 const HELP = '/regenerate (/r) a new reply to your last line · /swipe [n] another greeting · /quit (/q) · /help';
 
@@ -55,9 +56,12 @@ async function runChat(demo: Demo, first: Chat, context: CliContext): Promise<vo
   let last: LastTurn | undefined;
   const play = async (text: string, regenerate?: LastTurn) => {
     out.write(`${names.char}: `);
-    const input = await demo.turnInputFor(chat.id, text, regenerate ? { turnId: regenerate.turnId, step: regenerate.step + 1 } : {});
+    const input = await demo.turnInputFor(chat.id, text);
     try {
-      const result = await demo.harness.runTurn(input, { onReplyDelta: (delta) => out.write(delta) });
+      const options = { onReplyDelta: (delta: string) => out.write(delta) };
+      // A regeneration's step is chosen by the kernel in the session's queue: the web app may
+      // have added steps to this chat meanwhile.
+      const result = regenerate ? await demo.harness.regenerateTurn(nextStepRequest(input, regenerate.turnId), options) : await demo.harness.runTurn(input, options);
       out.line('');
       last = { turnId: result.turnId, step: result.step, text };
     } catch (error) {
