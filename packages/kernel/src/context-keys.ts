@@ -84,6 +84,9 @@ export interface TurnContinuationInfo {
  * - `continuation`: set by the kernel on a `continue` turn (`harness.continueTurn`) — the step
  *   being extended and its reply, which also ends the kernel's `prepared.history`; read by the
  *   assembler (SillyTavern's continue: the nudge prompt or prefill of the preset).
+ * - `continuationJoin`: set by a plugin on a `continue` turn (the actor assembler: the preset's
+ *   `continue_postfix`, as SillyTavern applies it), read by the kernel — the text put between the
+ *   kept reply and the continuation in the committed reply (default: none).
  */
 export const contextKeys = Object.freeze({
   dioCompiledPrompt: defineContextKey<string>('@troupe/kernel/context/dioCompiledPrompt'),
@@ -92,4 +95,5 @@ export const contextKeys = Object.freeze({
   worldInfo: defineContextKey<ActivatedWorldInfo>('@troupe/kernel/context/worldInfo'),
   tokenBudget: defineContextKey<TurnTokenBudget>('@troupe/kernel/context/tokenBudget'),
   continuation: defineContextKey<TurnContinuationInfo>('@troupe/kernel/context/continuation'),
+  continuationJoin: defineContextKey<string>('@troupe/kernel/context/continuationJoin'),
 });

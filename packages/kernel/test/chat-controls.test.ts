@@ -1,11 +1,12 @@
+import { contextKeys } from '@troupe/kernel';
 import { createTestHarness, ScriptedChatModel } from '@troupe/kernel/testing';
 import { describe, expect, it } from 'vitest';
-import { rejectionOf } from './helpers.js';
+import { rejectionOf, testPlugin } from './helpers.js';
 
 async function numbered() {
   let count = 0;
   const model = new ScriptedChatModel({ byStage: { actor: [() => `reply ${++count}`] } });
-  return { model, ...(await createTestHarness({ model })) };
+  return createTestHarness({ model });
 }
 
 describe('chat controls: bad requests', () => {
@@ -92,6 +93,19 @@ describe('continue', () => {
     // The next turn reads the continued reply; swiping back shows the reply as it was.
     await harness.runTurn({ sessionId: 's', text: 'next', turnId: 't2' });
     expect(model.callsFor('actor')[2]?.messages.map((message) => message.content)).toEqual(['hello', 'Lia looks up and smiles.', 'next']);
+  });
+
+  it("joins the kept reply and the continuation with the text a plugin sets in contextKeys.continuationJoin (SillyTavern's continue_postfix)", async () => {
+    const model = new ScriptedChatModel({ byStage: { actor: ['Lia looks up.', 'She smiles.'] } });
+    const joiner = testPlugin('joiner', (ctx) => {
+      ctx.hooks.actorAssemble((prepared, turn) => {
+        if (turn.get(contextKeys.continuation)) turn.set(contextKeys.continuationJoin, ' ');
+        return prepared;
+      });
+    });
+    const { harness } = await createTestHarness({ model, plugins: [joiner] });
+    await harness.runTurn({ sessionId: 's', text: 'hello', turnId: 't1' });
+    expect((await harness.continueTurn({ sessionId: 's' })).reply).toBe('Lia looks up. She smiles.');
   });
 
   it('continues an edited reply, and refuses a turn that is not the last', async () => {

@@ -145,7 +145,7 @@ export async function runTurn(
     const actor = await turn.race(answering);
     if (actor.usage?.inputTokens) learnTokenCounts(state, services.tokenCounters.calibrate(actorModel, prepared.history, actor.usage.inputTokens), actor.usage.inputTokens);
 
-    const actorText = continuation ? continuation.reply + actor.text : actor.text;
+    const actorText = continuation ? continuation.reply + continuationJoin(state) + actor.text : actor.text;
     let reviewed = runWaterfall(services.hooks.get('review'), { text: actorText }, state, services.runner);
     if (reviewed instanceof Promise) reviewed = await reviewed;
     // Another process may own the session now (our lease ran out while we stalled): never commit beside it.
@@ -438,4 +438,10 @@ async function streamActor(model: ChatModel, request: ChatRequest, options: RunT
     }
   }
   return { text, ...(reasoning ? { reasoning } : {}) };
+}
+
+// What a plugin put between the kept reply and its continuation (`contextKeys.continuationJoin`).
+function continuationJoin(state: TurnState): string {
+  const join = state.values.get(contextKeys.continuationJoin.id);
+  return typeof join === 'string' ? join : '';
 }
