@@ -155,6 +155,23 @@ describe.runIf(RUN_BROWSER_TESTS)('character library, presets, personas and chat
     expect(fx.fake.requests.some((r) => r.body.model === 'fake-rp')).toBe(true);
   });
 
+  it('deleting a preset or a persona a chat uses asks first, saying the chat goes back to the default', async () => {
+    const asked: string[] = [];
+    const record = (dialog: { message(): string }) => void asked.push(dialog.message());
+    page.on('dialog', record);
+    await page.getByTestId('view-presets').click();
+    await page.getByTestId('preset-list').locator('li').nth(1).getByRole('button').click();
+    await page.getByTestId('delete-preset').click();
+    await expect.poll(() => page.getByTestId('preset-list').locator('li').count(), POLL).toBe(1);
+    await page.getByTestId('view-personas').click();
+    await page.getByTestId('persona-ash').getByTestId('delete-persona').click();
+    await expect.poll(() => page.getByTestId('persona-ash').count(), POLL).toBe(0);
+    page.off('dialog', record);
+    expect(asked).toEqual([expect.stringMatching(/p01-st-default[\s\S]*default preset/), expect.stringMatching(/Ash[\s\S]*default persona/)]);
+    const { presets } = await fx.demo.library.presets.list();
+    expect(presets.map((preset) => preset.id)).toEqual(['default']);
+  });
+
   it('deletes a character', async () => {
     await page.getByTestId('view-characters').click();
     await page.getByTestId('character-list').locator('li', { hasText: 'Lumia' }).getByRole('button').click();

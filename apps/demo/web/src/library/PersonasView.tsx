@@ -78,7 +78,15 @@ function PersonaItem({ persona, run }: { persona: Persona; run: (action: () => P
             <button type="button" className="secondary" onClick={() => void run(() => api('PUT', `/api/personas/${persona.id}/default`))}>
               设为默认 Make default
             </button>
-            <button type="button" className="danger" onClick={() => void run(() => api('DELETE', `/api/personas/${persona.id}`))}>
+            <button
+              type="button"
+              className="danger"
+              data-testid="delete-persona"
+              onClick={() => {
+                // Chats that use the persona go on with the default one: said before anything is deleted.
+                if (confirm(`删除人设 ${persona.name}？使用它的聊天将改用默认人设。Delete the persona ${persona.name}? Chats that use it switch to the default persona.`)) void run(() => api('DELETE', `/api/personas/${persona.id}`));
+              }}
+            >
               删除 Delete
             </button>
           </>

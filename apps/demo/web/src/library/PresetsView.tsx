@@ -43,7 +43,9 @@ export function PresetsView() {
     }
   };
 
-  const remove = async (id: string) => {
+  const remove = async (id: string, name: string) => {
+    // Chats that use the preset go on with the default one: said before anything is deleted.
+    if (!confirm(`删除预设 ${name}？使用它的聊天将改用默认预设。Delete the preset ${name}? Chats that use it switch to the default preset.`)) return;
     try {
       await api('DELETE', `/api/presets/${id}`);
       setSelected('default');
@@ -87,7 +89,7 @@ export function PresetsView() {
           ))}
         </ul>
       </div>
-      <div className="library-detail">{detail && <PresetReport detail={detail} onDelete={() => void remove(detail.id)} onPrepare={(absorb) => void prepare(detail.id, absorb)} />}</div>
+      <div className="library-detail">{detail && <PresetReport detail={detail} onDelete={() => void remove(detail.id, detail.name)} onPrepare={(absorb) => void prepare(detail.id, absorb)} />}</div>
     </div>
   );
 }
@@ -100,7 +102,7 @@ function PresetReport({ detail, onDelete, onPrepare }: { detail: PresetDetail; o
       <div className="editor-head">
         <h3>{detail.name}</h3>
         {!detail.builtIn && (
-          <button type="button" className="danger" onClick={onDelete}>
+          <button type="button" className="danger" data-testid="delete-preset" onClick={onDelete}>
             删除 Delete
           </button>
         )}
