@@ -2,7 +2,7 @@ import * as z from 'zod';
 
 /**
  * How speaker names reach the model (SillyTavern's `names_behavior`):
- * `none` (0) — not at all; `default` (-1) — only where needed (groups, examples);
+ * `none` (-1) — not at all; `default` (0) — only where needed (other speakers in a group chat);
  * `completion` (1) — as the message's `name` field; `content` (2) — as a `Name: ` prefix.
  */
 export type NamesBehavior = 'none' | 'default' | 'completion' | 'content';
@@ -59,7 +59,8 @@ export const PresetSettingsSchema = z
   .partial()
   .strict();
 
-const NAMES: Readonly<Record<string, NamesBehavior>> = { '-1': 'default', '0': 'none', '1': 'completion', '2': 'content' };
+// openai.js `character_names_behavior`: NONE is -1 and DEFAULT is 0 (the value every shipped preset has).
+const NAMES: Readonly<Record<string, NamesBehavior>> = { '-1': 'none', '0': 'default', '1': 'completion', '2': 'content' };
 
 // SillyTavern's preset keys → ours. Listed here so the importer can say which keys it applies.
 const STRING_KEYS = {

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import type { ChatMessage } from '@troupe/kernel';
 import { describe, expect, it } from 'vitest';
 import { type AssembleInput, type PresetSettings, type PromptEntry, assemble, importSillyTavernPreset } from '../src/index.js';
+import { corpusPath } from './corpus.js';
 import { prompt } from './helpers.js';
 
 const HISTORY: ChatMessage[] = [
@@ -57,6 +59,18 @@ describe('names_behavior', () => {
     expect(names('none')).toEqual(['user:你好', 'assistant:「进来吧。」', 'user:灯塔还亮着吗？']);
     expect(names('content')).toEqual(['user:阿明: 你好', 'assistant:莉娅: 「进来吧。」', 'user:阿明: 灯塔还亮着吗？']);
     expect(names('completion')).toEqual(['user(阿明):你好', 'assistant(莉娅):「进来吧。」', 'user(阿明):灯塔还亮着吗？']);
+  });
+  it("imports SillyTavern's numbers: -1 none, 0 default (every shipped preset), 1 completion, 2 content", () => {
+    // openai.js: character_names_behavior = { NONE: -1, DEFAULT: 0, COMPLETION: 1, CONTENT: 2 }
+    const imported = (value: unknown) => importSillyTavernPreset({ prompts: [], prompt_order: [], names_behavior: value }).preset.settings?.namesBehavior;
+    expect([-1, 0, 1, 2].map(imported)).toEqual(['none', 'default', 'completion', 'content']);
+  });
+  it("SillyTavern's default preset (names_behavior 0) names other speakers in a group chat", () => {
+    const { preset } = importSillyTavernPreset(readFileSync(corpusPath('presets/p01-st-default.json'), 'utf8'));
+    const history: ChatMessage[] = [{ role: 'assistant', content: 'hi', name: 'Seraphina' }];
+    const chat = (group?: string[]) => assemble({ preset, history, input: 'hello', char: 'Seraphina', user: 'Ming', ...(group ? { group } : {}) }).messages.filter((m) => m.role !== 'system');
+    expect(shown(chat(['Seraphina', 'Flux']))).toEqual(['assistant(Seraphina):Seraphina: hi', 'user:hello']);
+    expect(shown(chat())).toEqual(['assistant(Seraphina):hi', 'user:hello']);
   });
   it('default names only non-user messages, and only in a group chat', () => {
     expect(names('default')).toEqual(['user:你好', 'assistant:「进来吧。」', 'user:灯塔还亮着吗？']);

@@ -35,7 +35,7 @@ describe('importSillyTavernPreset', () => {
     expect(settings).not.toHaveProperty('prompts');
     // the in-chat injection keeps its depth; the settings the assembler does not apply are named
     expect(byId.get('d21b7e44-0c5a-4c1e-8a7b-93e0f1a2b3c4')).toMatchObject({ injectionDepth: 2 });
-    expect(preset.settings).toMatchObject({ namesBehavior: 'none', newChatPrompt: '[Start a new Chat]' });
+    expect(preset.settings).toMatchObject({ namesBehavior: 'default', newChatPrompt: '[Start a new Chat]' });
     expect(warnings).toEqual([expect.stringMatching(/^Not applied by the assembler .*: chat_completion_source, openai_model, temperature, .*stream_openai$/)]);
   });
 
