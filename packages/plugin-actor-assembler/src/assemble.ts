@@ -375,6 +375,7 @@ export function assembleChecked(input: AssembleInput): AssembleResult {
     names: { user, char, group: (input.group?.length ?? 0) > 0 },
     warn: (message) => warnings.push(message),
     keepUnsquashed,
+    type: input.generationType ?? 'normal',
   });
   // The input (and what the injections put after it) goes to the userInput marker when there is one.
   if (inputAt >= 0 && inputAt >= chatAt) {

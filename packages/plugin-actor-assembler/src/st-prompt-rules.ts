@@ -30,6 +30,19 @@ export interface ChatBlockInput {
   readonly warn: (message: string) => void;
   /** Messages that squashing must leave alone (filled in here: the new-chat prompt). */
   readonly keepUnsquashed: Set<ChatMessage>;
+  /** A `continue` turn ends the block with the continue nudge (unless `continue_prefill`). */
+  readonly type: GenerationType;
+}
+
+// SillyTavern inserts the nudge at the end of the chat-history block
+// (`insertAtEnd(continueMessage, 'chatHistory')`), so the post-history instructions still follow it.
+function continueNudge(chat: readonly ChatMessage[], input: ChatBlockInput): ChatMessage | undefined {
+  if (input.type !== 'continue' || input.settings.continuePrefill === true || input.settings.continueNudgePrompt === undefined) return undefined;
+  const last = chat.findLast((message) => message.role === 'assistant');
+  // `{{lastChatMessage}}` is the reply being continued (a chat message as sent, not an injection).
+  const template = input.settings.continueNudgePrompt.replace(/\{\{lastChatMessage\}\}/gi, () => last?.content ?? '');
+  const nudge = expandMacros(template, input.env);
+  return nudge.trim() === '' ? undefined : { role: 'system', content: nudge };
 }
 
 function runsIn(script: RegexScript, mode: 'stored' | 'prompt'): boolean {
@@ -59,8 +72,9 @@ function regexed(messages: readonly ChatMessage[], input: ChatBlockInput): ChatM
 /**
  * Builds the chat: the new-chat prompt, the history and the current input with regex scripts and
  * names applied, and the in-chat injections at their depths (counted from the newest message, the
- * input included). Split at the input, so a preset with a `userInput` marker can place the input
- * (with the story-draft message before it and the depth-0 injections after it) apart from the history.
+ * input included), and on a `continue` turn the continue nudge last. Split at the input, so a preset
+ * with a `userInput` marker can place the input (with the story-draft message before it, the depth-0
+ * injections and the nudge after it) apart from the history.
  * @param input - history, input, injections, settings and helpers
  * @returns what goes at the history marker, and what starts at the input
  */
@@ -73,6 +87,8 @@ export function buildChatBlock(input: ChatBlockInput): { beforeInput: ChatMessag
   const beforeInput = placed.slice(0, at);
   const fromInput = placed.slice(at);
   if (input.beforeInput !== undefined) fromInput.unshift(input.beforeInput);
+  const nudge = continueNudge(shaped, input);
+  if (nudge !== undefined) fromInput.push(nudge);
   const newChat = input.settings.newChatPrompt === undefined ? '' : expandMacros(input.settings.newChatPrompt, input.env);
   if (newChat.trim() !== '') {
     const message: ChatMessage = { role: 'system', content: newChat };
@@ -147,7 +163,7 @@ export function formatMarker(prompt: PromptEntry, content: string, settings: Pre
   return content;
 }
 
-/** The last steps: continue/impersonate instructions, prefill, squashing. */
+/** The last steps: continue prefill, impersonate instructions, prefill, squashing. */
 export interface FinishOptions {
   readonly settings: PresetSettings;
   readonly env: MacroEnvironment;
@@ -158,8 +174,8 @@ export interface FinishOptions {
 /**
  * Applies the preset's generation-type prompts, the assistant prefill and system-message squashing.
  * - `continue`: with `continue_prefill`, the last assistant message moves to the end (plus
- *   `continue_postfix`) to be continued; otherwise `continue_nudge_prompt` (with
- *   `{{lastChatMessage}}`) is added as a system message.
+ *   `continue_postfix`) to be continued (the nudge otherwise sent ends the chat block, see
+ *   {@link buildChatBlock}).
  * - `impersonate`: `impersonation_prompt` as a system message, then `assistant_impersonation`.
  * - `normal`: `assistant_prefill` as the final assistant message.
  * @param messages - the assembled messages
@@ -176,9 +192,6 @@ export function finishMessages(messages: readonly ChatMessage[], options: Finish
     if (last !== undefined && settings.continuePrefill === true) {
       result.splice(lastIndex, 1);
       result.push({ ...last, content: `${last.content}${settings.continuePostfix ?? ''}` });
-    } else {
-      const nudge = expand(settings.continueNudgePrompt?.replace(/\{\{lastChatMessage\}\}/gi, () => last?.content ?? ''));
-      if (nudge.trim() !== '') result.push({ role: 'system', content: nudge });
     }
   } else if (type === 'impersonate') {
     const instruction = expand(settings.impersonationPrompt);

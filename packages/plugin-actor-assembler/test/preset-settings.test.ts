@@ -47,6 +47,12 @@ describe('continue', () => {
     const messages = base({ continueNudgePrompt: '[Continue: {{lastChatMessage}}]', assistantPrefill: 'NO' }, undefined, { generationType: 'continue', input: '' });
     expect(shown(messages).slice(-2)).toEqual(['assistant:「进来吧。」', 'system:[Continue: 「进来吧。」]']);
   });
+  it('the nudge ends the chat-history block: before the post-history instructions, after depth-0 injections', () => {
+    // openai.js populateChatHistory: chatCompletion.insertAtEnd(continueMessage, 'chatHistory')
+    const prompts = [prompt('main', 'MAIN'), prompt('chatHistory', '', { marker: 'chatHistory' }), prompt('depth0', 'AT DEPTH 0', { injectionDepth: 0 }), prompt('jailbreak', 'POST HISTORY')];
+    const messages = base({ continueNudgePrompt: '[Continue: {{lastChatMessage}}]' }, prompts, { generationType: 'continue', input: '' });
+    expect(shown(messages).slice(-4)).toEqual(['assistant:「进来吧。」', 'system:AT DEPTH 0', 'system:[Continue: 「进来吧。」]', 'system:POST HISTORY']);
+  });
   it('continue_prefill moves the last reply to the end with continue_postfix', () => {
     const messages = base({ continuePrefill: true, continuePostfix: ' ', continueNudgePrompt: 'NO' }, undefined, { generationType: 'continue', input: '' });
     expect(shown(messages).slice(-2)).toEqual(['user:你好', 'assistant:「进来吧。」 ']);
