@@ -103,6 +103,12 @@ describe('utility family', () => {
     expect(expandMacros('a{{newline::2}}b{{space::3}}c{{noop}}d', env())).toBe('a\n\nb   cd');
     expect(expandMacros('{{if yes}}  {{noop}}  x{{/if}}', env())).toBe('  x');
   });
+  it('{{comment::…}} is an alias of {{// …}}: removed, in every call form, and nothing inside runs', () => {
+    const e = env();
+    expect(expandMacros('A{{comment::note}}B{{comment a note}}C{{COMMENT::x::y}}D{{comment}}E{{comment::{{setvar::x::1}}}}F[{{getvar::x}}]', e)).toBe('ABCDEF[]');
+    expect(expandMacros('A{{comment}}\nhidden {{setvar::y::2}}\n{{/comment}}B', e)).toBe('AB');
+    expect(e.variables.size).toBe(0);
+  });
   it('a block comment {{//}}…{{///}} removes everything inside; nothing in a comment runs', () => {
     const e = env();
     expect(expandMacros('A{{//}}\nread me {{setvar::x::1}}\n{{///}}B{{// {{setvar::y::2}} }}C[{{getvar::x}}{{getvar::y}}]', e)).toBe('ABC[]');

@@ -35,6 +35,9 @@ export const CORE_MACROS: MacroTable = {
   trim: macro(0, 1, ({ args, scoped }) => (scoped ? (args[0] ?? '') : LEGACY_TRIM)),
   reverse: macro(1, 1, ({ args }) => Array.from(args[0] ?? '').reverse().join('')),
   else: macro(0, 0, () => ELSE_MARKER),
+  // SillyTavern registers `comment` as an alias of `{{//}}` (any arguments, always removed). Its
+  // arguments are passed unresolved so, as with `{{// …}}`, nothing inside a comment runs.
+  comment: macro(0, Number.POSITIVE_INFINITY, () => '', true),
   input: macro(0, 0, ({ env }) => env.input ?? ''),
   banned: macro(1, 1, () => ''),
   outlet: macro(1, 1, ({ args, env }) => {
