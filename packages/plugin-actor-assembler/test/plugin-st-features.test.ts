@@ -75,7 +75,7 @@ describe('the plugin and the macro engine', () => {
       { cardPrompts: { systemPrompt: 'CARD {{original}}', postHistoryInstructions: 'CARD PHI' }, depthPrompt: { prompt: 'DEPTH', depth: 0, role: 'system' }, model: 'deepseek-chat' },
     );
     await harness.runTurn({ sessionId: 's', text: 'q' });
-    expect(model.callsFor('actor')[0]?.messages.map((m) => m.content)).toEqual(['CARD MAIN', 'deepseek-chat {{roll::nonsense}}', 'q', 'DEPTH', 'CARD PHI']);
+    expect(model.callsFor('actor')[0]?.messages.map((m) => m.content)).toEqual(['CARD MAIN', 'deepseek-chat ', 'q', 'DEPTH', 'CARD PHI']);
     const warnings = (await sessionLog.read('s')).filter((event) => event.type === ASSEMBLY_WARNINGS_EVENT);
     expect(warnings).toHaveLength(1);
   });

@@ -31,10 +31,12 @@ describe('random family', () => {
     expect(expandMacros('{{roll::2d10}}', env({ random: () => 0 }))).toBe('2');
   });
 
-  it('an invalid dice formula stays as text with a warning; a huge one is refused', () => {
+  it('an invalid dice formula becomes empty with a warning, as in SillyTavern; a huge one is refused the same way', () => {
+    // core-macros.js: `if (!droll.validate(formula)) { warn(...); return ''; }`
     const warnings: string[] = [];
-    expect(expandMacros('{{roll::two dice}} {{roll::100000d6}}', env({ onWarning: (m) => warnings.push(m) }))).toBe('{{roll::two dice}} {{roll::100000d6}}');
-    expect(warnings).toHaveLength(2);
+    expect(expandMacros('Roll: {{roll::abc}}. {{roll::two dice}}|{{roll::100000d6}}|', env({ onWarning: (m) => warnings.push(m) }))).toBe('Roll: . ||');
+    expect(warnings).toHaveLength(3);
+    expect(warnings[0]).toContain('abc');
   });
 
   it('{{pick}} is stable per chat and position, differs by position and by chat, and rerolls with the reroll seed', () => {

@@ -81,9 +81,14 @@ export const CORE_MACROS: MacroTable = {
     const seed = [...parts, ...(env.pickRerollSeed ? [env.pickRerollSeed] : [])].join('-');
     return list[Math.floor(seededRandom(String(stringHash(seed)))() * list.length)] ?? '';
   }),
-  roll: macro(1, 1, ({ args, random, name }) => {
+  roll: macro(1, 1, ({ args, random, env }) => {
     const total = rollDice(args[0] ?? '', random);
-    if (total === undefined) throw new Error(`{{${name}}}: invalid dice formula "${args[0] ?? ''}"`);
+    // SillyTavern warns and rolls nothing for a formula it cannot read; a formula over the dice
+    // cap is treated the same (a file must not make us throw a million dice).
+    if (total === undefined) {
+      env.onWarning?.(`Invalid roll formula: ${args[0] ?? ''}`);
+      return '';
+    }
     return String(total);
   }),
 };
