@@ -1,6 +1,7 @@
 import type { ActivatedWorldInfoEntry } from '@troupe/kernel';
 import { findMacros, isGetvar } from './macros.js';
 import type { PromptEntry, PromptRole } from './preset.js';
+import { asExampleBlock } from './shaping/example-dialogues.js';
 
 /** The variable a preset reads to place world info before the character (`worldInfoBefore` marker). */
 export const WORLD_INFO_BEFORE_VARIABLE = 'worldInfoBefore';
@@ -107,11 +108,29 @@ export interface PreparedWorldInfo {
 }
 
 /**
+ * The card's examples with the example-message entries as dialogues of their own, where
+ * SillyTavern puts them: it unshifts each top entry (so they come out in reverse placement order,
+ * highest `order` first) and pushes each bottom entry (lowest `order` first). The card's text keeps
+ * what `splitExampleDialogues` reads from it: from its first `<START>`, or all of it as one
+ * dialogue, so an entry never merges into the card's examples or is cut off with their preamble.
+ * @param card - the card's examples
+ * @param top - top entries' texts in placement order
+ * @param bottom - bottom entries' texts in placement order
+ * @returns the joined `mes_example` text
+ */
+function examplesWithEntries(card: string, top: readonly string[], bottom: readonly string[]): string {
+  const start = card.search(/<START>/i);
+  const own = start >= 0 ? card.slice(start).trim() : asExampleBlock(card);
+  return [...[...top].reverse().map(asExampleBlock), own, ...bottom.map(asExampleBlock)].filter((part) => part !== '').join('\n');
+}
+
+/**
  * Decides where this turn's world info goes in a preset: `before`/`after` through the preset's
  * `{{getvar::worldInfoBefore}}` / `{{getvar::worldInfoAfter}}` prompts (SillyTavern's markers, as the
  * preset importer maps them) or, when the preset has none, as system messages right before / after
  * the `roleplay` prompt (else before the chat history) so nothing is lost; example entries around
- * the card's examples in `{{mesExamples}}` (into `after` when no prompt shows examples); the rest
+ * the card's examples in `{{mesExamples}}`, each its own dialogue (into `after` when no prompt
+ * shows examples); the rest
  * as in-chat injections.
  * @param prompts - the preset's prompts (after the DIO slot rules)
  * @param entries - activated entries in placement order
@@ -128,7 +147,7 @@ export function prepareWorldInfo(prompts: readonly PromptEntry[], entries: reado
   let examplesText: string | undefined;
   if (examples.length > 0 && showsExamples) {
     examplesPlacement = 'examples';
-    examplesText = [...plan.examplesTop, mesExamples ?? '', ...plan.examplesBottom].filter((part) => part.trim() !== '').join('\n');
+    examplesText = examplesWithEntries(mesExamples ?? '', plan.examplesTop, plan.examplesBottom);
   } else if (examples.length > 0) {
     examplesPlacement = 'after';
     after = [after, ...examples].filter((part) => part !== '').join('\n');

@@ -54,9 +54,19 @@ describe('world info placement', () => {
     expect(contents(assemble({ preset: noRoleplay, history: [], input: 'hi', worldInfo: { entries: [wi('BEFORE', 'before'), wi('AFTER', 'after')] } }).messages)).toEqual(['MAIN', 'BEFORE', 'AFTER', 'hi']);
   });
 
-  it('example-message entries go before / after the card examples in {{mesExamples}}; without an examples prompt, into after', () => {
-    const result = assemble({ preset: defaultPreset(), history: [], input: 'hi', fields: { mesExamples: 'CARD EXAMPLES' }, worldInfo: { entries: [wi('TOP', 'examplesTop'), wi('BOTTOM', 'examplesBottom')] } });
-    expect(contents(result.messages)).toContain('TOP\nCARD EXAMPLES\nBOTTOM');
+  it('each example-message entry is its own example dialogue: top ones before the card examples (highest order first), bottom ones after (lowest first)', () => {
+    // SillyTavern: checkWorldInfo unshifts EM entries in descending order; Generate unshifts top
+    // blocks and pushes bottom ones, each through parseMesExamples (which adds a missing <START>).
+    const entries = [wi('Lia: TOP 100', 'examplesTop', { order: 100 }), wi('Lia: TOP 200', 'examplesTop', { order: 200 }), wi('Lia: BOTTOM 100', 'examplesBottom', { order: 100 }), wi('<START>\nLia: BOTTOM 200', 'examplesBottom', { order: 200 })];
+    for (const mesExamples of ['<START>\nMing: ex-hi\nLia: ex-hello', 'Ming: ex-hi\nLia: ex-hello']) {
+      const preset: Preset = { ...defaultPreset(), settings: { newExampleChatPrompt: '[Example Chat]' } };
+      const result = assemble({ preset, history: [], input: 'hi', char: 'Lia', user: 'Ming', fields: { mesExamples }, worldInfo: { entries } });
+      const examples = result.messages.filter((message) => message.name?.startsWith('example_') || message.content === '[Example Chat]').map((message) => message.content);
+      expect(examples).toEqual(['[Example Chat]', 'TOP 200', '[Example Chat]', 'TOP 100', '[Example Chat]', 'ex-hi', 'ex-hello', '[Example Chat]', 'BOTTOM 100', '[Example Chat]', 'BOTTOM 200']);
+    }
+  });
+
+  it('example-message entries without an examples prompt go into after', () => {
     const preset: Preset = { prompts: [prompt('character', 'CHAR', { name: 'roleplay' }), prompt('worldInfoAfter', '{{getvar::worldInfoAfter}}'), prompt('chatHistory', '', { marker: 'chatHistory' })] };
     const noExamples = assemble({ preset, history: [], input: 'hi', worldInfo: { entries: [wi('AFTER', 'after'), wi('TOP', 'examplesTop')] } });
     expect(contents(noExamples.messages)).toEqual(['CHAR', 'AFTER\nTOP', 'hi']);

@@ -13,6 +13,19 @@ export function splitExampleDialogues(examples: string): string[] {
 }
 
 /**
+ * Makes a text its own example dialogue (or dialogues) when joined with others into a
+ * `mes_example` text: a `<START>` is added in front unless it already starts with one, as
+ * SillyTavern's `parseMesExamples` does for world-info example entries.
+ * @param text - an entry's expanded text
+ * @returns the text starting with `<START>`, or empty for an empty text
+ */
+export function asExampleBlock(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '';
+  return /^<START>/i.test(trimmed) ? trimmed : `<START>\n${trimmed}`;
+}
+
+/**
  * Turns one example dialogue into messages: a line starting with `User:` begins a user example,
  * `Char:` an assistant example, other lines continue the current one. Like SillyTavern, they are
  * sent as system messages named `example_user` / `example_assistant`, with the name prefix removed.
