@@ -65,9 +65,26 @@ describe('primary keys', () => {
     expect(fired({ books, input: 'MAIN menu' })).toEqual([]);
   });
 
-  it('whole words treat accented letters as letters', () => {
-    const books = [book([{ key: ['caf'], content: 'x' }])];
-    expect(fired({ books, input: 'un café' })).toEqual([]);
+  it("whole words use SillyTavern's ASCII boundaries: any character but A-Z, a-z, 0-9 and _ is one", () => {
+    // ST: new RegExp(`(?:^|\\W)(${escapeRegex(key)})(?:$|\\W)`) without the u flag, so \W is
+    // ASCII-only: a key in Korean, Russian or accented text matches next to any non-ASCII letter.
+    const cases: [key: string, text: string, st: boolean][] = [
+      ['민수', '민수가 문을 열었다.', true],
+      ['서울', '우리는 서울에 갔어요', true],
+      ['Москв', 'Едем в Москву', true],
+      ['кот', 'Мой котик спит', true],
+      ['caf', 'un café', true],
+      ['café', 'cafés', false],
+      ['Mr.', 'Mr.Smith arrived', false],
+      ['Mr.', 'Mr. Smith arrived', true],
+      ['-x', 'a-x b', false],
+      ['-x', 'a -x b', true],
+      ['cat', 'category', false],
+      ['cat', 'concat', false],
+      ['cat_', 'cat_', true],
+      ['AI', '我喜欢AI技术', true],
+    ];
+    for (const [key, input, st] of cases) expect({ key, input, fired: fired({ books: [book([{ key: [key], content: 'x' }])], input }).length > 0 }).toEqual({ key, input, fired: st });
   });
 
   it('{{char}} and {{user}} in keys are substituted', () => {
