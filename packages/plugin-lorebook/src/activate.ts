@@ -141,8 +141,8 @@ function scanTexts(input: ActivateWorldInfoInput, settings: WorldInfoSettings): 
 /**
  * Selects the world-info entries for one turn with SillyTavern's rules (`world-info.js`): primary
  * keys (plain or `/regex/flags`), secondary keys by selective logic, constant and disabled
- * entries, case sensitivity and whole-word matching (per entry or global; Chinese/Japanese keys
- * need no spaces), scan depth over the newest messages with the input as the newest, recursive
+ * entries, case sensitivity and whole-word matching (per entry or global; ST's ASCII word
+ * boundaries), scan depth over the newest messages with the input as the newest, recursive
  * passes (exclude / prevent / delay until recursion), seeded probability, inclusion groups with
  * weights and scoring, the token budget (sticky first, then constant, then by order), and the
  * timed effects sticky, cooldown and delay carried in `state`. Pure: the same input and seed give

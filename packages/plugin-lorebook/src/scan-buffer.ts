@@ -1,6 +1,14 @@
 import { type MatchOptions, matchKey, prepareKey, wordsOf } from './match/match-key.js';
 import { parseRegexKey } from './match/regex-key.js';
 
+/**
+ * SillyTavern's `WorldInfoBuffer.get` starts every message (and every recursion text) with this
+ * character and joins them with a newline, so a regex key anchored with `^` never matches a
+ * message's first word. It is not an ASCII word character, so for whole-word matching it is a
+ * boundary like the start of the text; no plain key contains it.
+ */
+export const MESSAGE_MARKER = '\x01';
+
 interface Memo {
   found: boolean;
   checked: number;
@@ -8,7 +16,7 @@ interface Memo {
 
 /**
  * The text one entry is matched against: the newest messages up to a depth, then the recursion
- * texts, joined by newlines. Plain-key results are remembered per part, so a recursive pass only
+ * texts, each starting with {@link MESSAGE_MARKER}, joined by newlines. Plain-key results are remembered per part, so a recursive pass only
  * reads the text that pass added (a plain key cannot span the newline between two parts).
  */
 export class ScanText {
@@ -104,7 +112,8 @@ export class ScanBuffer {
   }
 
   /**
-   * The text to scan at a depth: the `depth` newest messages, then the recursion texts. Depth 0
+   * The text to scan at a depth: the `depth` newest messages, then the recursion texts (ST's
+   * layout: `\x01newest\n\x01older…\n\x01recursion…`). Depth 0
    * scans nothing at all, as in ST (such an entry only activates as constant, sticky or by
    * decorator).
    * @param depth - how many messages (capped at 1000)
@@ -115,7 +124,7 @@ export class ScanBuffer {
     if (capped === 0) return EMPTY;
     let text = this.#texts.get(capped);
     if (!text) {
-      text = new ScanText([this.#messages.slice(0, capped).join('\n'), ...this.#recursion]);
+      text = new ScanText([MESSAGE_MARKER + this.#messages.slice(0, capped).join(`\n${MESSAGE_MARKER}`), ...this.#recursion]);
       this.#texts.set(capped, text);
     }
     return text;
@@ -127,7 +136,8 @@ export class ScanBuffer {
    */
   addRecursion(text: string): void {
     if (text === '') return;
-    this.#recursion.push(text);
-    for (const scan of this.#texts.values()) scan.add(text);
+    const part = MESSAGE_MARKER + text;
+    this.#recursion.push(part);
+    for (const scan of this.#texts.values()) scan.add(part);
   }
 }

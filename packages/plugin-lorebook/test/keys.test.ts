@@ -30,6 +30,30 @@ describe('primary keys', () => {
     expect(fired({ books, input: 'moon' })).toEqual(['0']);
   });
 
+  it("regex keys see SillyTavern's scan text: each message starts with \\x01, messages joined by a newline", () => {
+    // WorldInfoBuffer.get: '\x01' + messages.join('\n\x01'), recursion texts joined the same way.
+    const messages = [{ role: 'assistant' as const, content: 'good morning' }];
+    const run = (key: string) => fired({ books: [book([{ key: [key], content: 'x' }])], messages, input: 'hello there' });
+    expect(run('/^hello/')).toEqual([]);
+    expect(run('/^hello/m')).toEqual([]);
+    expect(run('/hello/')).toEqual(['0']);
+    expect(run('/^\\x01hello there\\n\\x01good morning$/')).toEqual(['0']);
+    // sticky is kept as in ST: it must match at the start, which is the marker
+    expect(run('/hello/y')).toEqual([]);
+    expect(run('/\\x01hello/y')).toEqual(['0']);
+    // the marker is a boundary for whole words and invisible to plain keys
+    expect(fired({ books: [book([{ key: ['hello'], content: 'x' }, { key: ['morning'], content: 'y' }, { key: ['there good'], content: 'z' }])], messages, input: 'hello there' }).sort()).toEqual(['0', '1']);
+  });
+
+  it('regex flags are the ones SillyTavern reads ([gimsuy]); a key with others is plain text', () => {
+    expect(parseRegexKey('/hel+o/v')).toBeNull();
+    expect(parseRegexKey('/hel+o/d')).toBeNull();
+    expect(parseRegexKey('/hel+o/su')?.flags).toBe('su');
+    const books = [book([{ key: ['/hel+o/v'], content: 'x' }])];
+    expect(fired({ books, input: 'hello' })).toEqual([]);
+    expect(fired({ books, input: 'say /hel+o/v now' })).toEqual(['0']);
+  });
+
   it('invalid or unescaped-slash patterns are plain keywords, like ST', () => {
     expect(parseRegexKey('/a/b/')).toBeNull();
     expect(parseRegexKey('/[unclosed/')).toBeNull();

@@ -98,7 +98,11 @@ function includesWholeWord(haystack: string, needle: string): boolean {
 export function matchKey(haystack: string, key: string, options: MatchOptions, foldedHaystack?: string): boolean {
   if (key === '') return false;
   const regex = parseRegexKey(key);
-  if (regex) return regex.test(haystack);
+  if (regex) {
+    // A sticky (`y`) key is cached: start every test at the beginning, as ST's fresh regex does.
+    regex.lastIndex = 0;
+    return regex.test(haystack);
+  }
   const keyInfo = prepareKey(key);
   const text = options.caseSensitive ? haystack : (foldedHaystack ?? haystack.toLowerCase());
   const needle = options.caseSensitive ? key : keyInfo.folded;

@@ -1,12 +1,15 @@
-const REGEX_KEY = /^\/([\w\W]+?)\/([gimsuyvd]*)$/;
+const REGEX_KEY = /^\/([\w\W]+?)\/([gimsuy]*)$/;
 const cache = new Map<string, RegExp | null>();
 const CACHE_LIMIT = 4096;
 
 /**
  * Parses a `/pattern/flags` key the way SillyTavern does: the delimiters must be escaped inside
- * the pattern (`\/`), flags are JavaScript's. Invalid patterns are plain text, not errors (ST
- * treats them as keywords too). `g` and `y` are dropped: a key is a yes/no test, and a stateful
- * `lastIndex` would make the same key match on one scan and miss on the next.
+ * the pattern (`\/`), the flags are the ones ST reads (`gimsuy`; a key with another flag, such as
+ * `v` or `d`, is plain text). Invalid patterns are plain text, not errors (ST treats them as
+ * keywords too). `g` is dropped: ST builds a fresh regex per test, so it changes nothing there,
+ * while on a cached regex its `lastIndex` would make the same key match on one scan and miss on the
+ * next. `y` is kept, as in ST (the scan text starts with ST's `\x01` message marker, see
+ * `ScanBuffer`); the caller resets `lastIndex` before each test.
  * @param key - a key as written in the entry
  * @returns the regex, or null when the key is plain text
  */
@@ -26,7 +29,7 @@ function compile(key: string): RegExp | null {
   // An unescaped delimiter inside means this is not one regex (e.g. "/a/b/").
   if (/(^|[^\\])\//.test(pattern)) return null;
   try {
-    return new RegExp(pattern.replaceAll('\\/', '/'), (match[2] ?? '').replace(/[gy]/g, ''));
+    return new RegExp(pattern.replaceAll('\\/', '/'), (match[2] ?? '').replace('g', ''));
   } catch {
     return null;
   }
