@@ -291,7 +291,13 @@ export function activateChecked(input: ActivateWorldInfoInput, checked: CheckedI
     buffer.addRecursion(forRecursion.map((candidate) => activated.get(candidate)?.content ?? '').join('\n'));
   }
 
-  const entries = placementOrder([...activated.values()]);
+  // The budget took constant entries first (a deliberate difference); placement follows ST's
+  // activation order instead: pass by pass, sticky entries first, then the scan order.
+  const isStickyNow = (candidate: Candidate) => timed.isActive('sticky', candidate.id);
+  const inActivationOrder = [...activated.entries()]
+    .sort(([a, first], [b, second]) => first.pass - second.pass || Number(isStickyNow(b)) - Number(isStickyNow(a)) || a.rank - b.rank)
+    .map(([, entry]) => entry);
+  const entries = placementOrder(inActivationOrder);
   const byPosition = Object.fromEntries(POSITIONS.map((position) => [position, entries.filter((entry) => entry.position === position)])) as unknown as WorldInfoByPosition;
   const activatedById = new Map([...activated.keys()].map((candidate) => [candidate.id, candidate.entry] as const));
   const rejected = [...rejections].filter(([id]) => !activatedById.has(id)).map(([id, reason]) => ({ id, reason }));

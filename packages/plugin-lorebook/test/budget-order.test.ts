@@ -54,6 +54,21 @@ describe('insertion order and positions', () => {
     expect(fired({ books, input: 'k' })).toEqual(['2', '1', '0', '3']);
   });
 
+  it('equal orders: keyed and constant entries are placed by scan order like any others (the budget priority does not reorder them)', () => {
+    // ST sorts a pass's entries by sticky, then scan order (not constant first), then places them
+    // by descending order, prepending: the later-scanned of two equal orders comes first.
+    const books = [book([{ key: ['forest'], content: 'A keyed' }, { key: [], constant: true, content: 'B constant' }, { key: ['forest'], content: 'C keyed' }])];
+    const result = run({ books, input: 'into the forest' });
+    expect(result.byPosition.before.map((entry) => entry.content)).toEqual(['C keyed', 'B constant', 'A keyed']);
+  });
+
+  it('a sticky entry counts as activated first in its pass, so it is placed last among equal orders', () => {
+    const books = [book([{ key: ['forest'], content: 'A keyed' }, { key: ['cave'], content: 'B sticky', sticky: 3 }])];
+    const first = run({ books, input: 'cave' });
+    const second = run({ books, input: 'forest', messages: [{ role: 'user', content: 'cave' }, { role: 'assistant', content: 'ok' }], state: first.state, settings: { scanDepth: 1 } });
+    expect(second.entries.map((entry) => `${entry.content}:${entry.reason}`)).toEqual(['A keyed:key', 'B sticky:sticky']);
+  });
+
   it('each ST position number maps to its place; atDepth keeps depth and role', () => {
     const books = [
       book([

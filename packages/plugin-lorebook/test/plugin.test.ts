@@ -32,18 +32,19 @@ describe('lorebookPlugin', () => {
     const { harness } = await createTestHarness({ plugins: [probe(seen), lorebookPlugin({ books: [lore] })], model: new ScriptedChatModel({ byStage: { actor: ['ok'] } }) });
     const turn = await harness.runTurn({ sessionId: 's1', text: 'a storm at the harbour' });
     expect(seen[0]?.entries.map((entry) => [entry.uid, entry.position, entry.content])).toEqual([
-      ['0', 'before', 'Storms come from the west.'],
       ['1', 'after', 'Lia keeps the lighthouse.'],
+      ['0', 'before', 'Storms come from the west.'],
     ]);
     const event = turn.events.find((e) => e.type === LOREBOOK_ACTIVATED_EVENT);
     expect(event?.ignorable).toBe(true);
     const data = event?.data as ActivatedEventData;
     // The empty-content entry fired (it is in the log) but has nothing to place. Placement
-    // order: equal orders read in reverse activation order (constants were budgeted first).
+    // order: equal orders read in reverse activation order, which is the scan order (a constant
+    // entry is budgeted first but activated in its place, as in ST).
     expect(data.entries.map((entry) => [entry.uid, entry.reason, entry.key ?? null])).toEqual([
       ['2', 'key', 'harbour'],
-      ['0', 'key', 'storm'],
       ['1', 'constant', null],
+      ['0', 'key', 'storm'],
     ]);
     await harness.close();
   });
