@@ -132,6 +132,27 @@ describe('card character_book (V2/V3)', () => {
     expect(activateWorldInfo({ books: [book], messages: [], input: 'the moon' }).entries).toHaveLength(1);
   });
 
+  it("entries come in SillyTavern's order: by integer id (convertCharacterBook keys an object by id), other ids after in file order", () => {
+    const entry = (id: unknown, content: string) => ({ id, keys: ['k'], content, insertion_order: 100, enabled: true });
+    const { book } = importCharacterBook({ entries: [entry(5, 'five'), entry('x', 'named'), entry(1, 'one'), entry(undefined, 'fourth in the array')] });
+    expect(book.entries.map((e) => `${e.uid}:${e.content}`)).toEqual(['1:one', '3:fourth in the array', '5:five', 'x:named']);
+    // The scan (and so the budget) and the placement follow that order, as in ST.
+    const tight = activateWorldInfo({ books: [book], messages: [], input: 'k', settings: { budgetTokens: 4 }, countTokens: () => 2 });
+    expect(tight.entries.map((e) => e.content)).toEqual(['one']);
+  });
+
+  it('a repeated id keeps the later entry, as ST overwrites; the earlier one is reported', () => {
+    const { book, skipped } = importCharacterBook({
+      entries: [
+        { id: 1, keys: ['k'], content: 'first', enabled: true },
+        { id: 2, keys: ['k'], content: 'other', enabled: true },
+        { id: 1, keys: ['k'], content: 'second', enabled: true },
+      ],
+    });
+    expect(book.entries.map((e) => `${e.uid}:${e.content}`)).toEqual(['1:second', '2:other']);
+    expect(skipped).toEqual([{ uid: '1', reason: 'duplicate id: a later entry with this id was kept (as in SillyTavern)' }]);
+  });
+
   it('importCardLorebook reads card.data.character_book and names the book after it or the card', () => {
     expect(importCardLorebook({ spec: 'chara_card_v2', data: { name: 'Lia' } })).toBeUndefined();
     expect(importCardLorebook({ spec: 'chara_card_v3', data: { name: 'Lia', character_book: { entries: [v2Entry] } } })?.book.name).toBe('Lia');

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { LorebookScope } from '../entry.js';
 import { LorebookError, describeZodIssues } from '../errors.js';
 import { collectEntries } from './collect-entries.js';
-import type { LorebookImport } from './import-result.js';
+import type { LorebookImport, SkippedEntry } from './import-result.js';
 import { parseLorebookJson } from './parse-json.js';
 
 /** Options of {@link importCharacterBook}. */
@@ -74,13 +74,39 @@ function toStShape(raw: unknown, index: number): unknown {
   };
 }
 
+/** A `character_book`'s entries in SillyTavern's order, ready for {@link collectEntries}. */
+export interface CharacterBookItems {
+  /** `[fallbackUid, entry, path]` per entry that ST keeps. */
+  readonly items: (readonly [string, unknown, string])[];
+  /** Entries whose id a later entry reuses (ST overwrites them). */
+  readonly skipped: SkippedEntry[];
+}
+
 /**
- * The entries of a `character_book`, mapped to ST's shape, for {@link collectEntries}.
+ * The entries of a `character_book`, mapped to ST's shape, in the order ST reads them. ST's
+ * `convertCharacterBook` stores each entry as `entries[entry.id]` (the array index when there is
+ * no id) and reads the object back with `Object.keys`: integer ids come first in ascending order,
+ * other ids after in file order, and a repeated id overwrites the earlier entry (which keeps its
+ * place in that order). A plain object here gives exactly JavaScript's key order.
  * @param entries - the book's `entries` array
- * @returns `[fallbackUid, entry, path]` per entry
+ * @returns the entries ST keeps, in its order, and the overwritten ones
  */
-export function characterBookItems(entries: readonly unknown[]): (readonly [string, unknown, string])[] {
-  return entries.map((entry, index) => [String(index), toStShape(entry, index), `entries.${index}`] as const);
+export function characterBookItems(entries: readonly unknown[]): CharacterBookItems {
+  const byId: Record<string, readonly [string, unknown, string]> = Object.create(null);
+  const skipped: SkippedEntry[] = [];
+  for (const [index, entry] of entries.entries()) {
+    const shaped = toStShape(entry, index);
+    const id = idOf(entry) ?? index;
+    const key = String(id);
+    if (key in byId) skipped.push({ uid: key, reason: 'duplicate id: a later entry with this id was kept (as in SillyTavern)' });
+    byId[key] = [String(index), shaped, `entries.${index}`] as const;
+  }
+  return { items: Object.keys(byId).map((key) => byId[key]!), skipped };
+}
+
+function idOf(entry: unknown): string | number | undefined {
+  const shape = entryShape.safeParse(entry);
+  return shape.success ? (shape.data.id ?? undefined) : undefined;
 }
 
 /**
@@ -99,7 +125,8 @@ export function importCharacterBook(input: string | object, options: ImportChara
     throw new LorebookError('LOREBOOK_INVALID', `Not a character book: ${described.summary}`, { issues: described.issues });
   }
   const name = options.name ?? (parsed.data.name !== undefined && parsed.data.name.trim() !== '' ? parsed.data.name : 'character');
-  return collectEntries(name, options.scope ?? 'character', characterBookItems(parsed.data.entries));
+  const { items, skipped } = characterBookItems(parsed.data.entries);
+  return collectEntries(name, options.scope ?? 'character', items, skipped);
 }
 
 /**

@@ -10,13 +10,15 @@ import { MAX_BOOK_ENTRIES, StEntrySchema, normaliseStEntry } from './st-entry.js
  * @param name - the book's name
  * @param scope - where the book is attached
  * @param items - `[fallbackUid, ST-shaped entry, path prefix]` per entry
+ * @param alreadySkipped - entries the caller left out before (reported first)
  * @returns the book and the skipped entries
  * @throws {LorebookError} LOREBOOK_INVALID, LOREBOOK_TOO_LARGE
  */
-export function collectEntries(name: string, scope: LorebookScope, items: readonly (readonly [string, unknown, string])[]): LorebookImport {
-  if (items.length > MAX_BOOK_ENTRIES) throw new LorebookError('LOREBOOK_TOO_LARGE', `Book "${name}" has ${items.length} entries; the limit is ${MAX_BOOK_ENTRIES}`);
+export function collectEntries(name: string, scope: LorebookScope, items: readonly (readonly [string, unknown, string])[], alreadySkipped: readonly SkippedEntry[] = []): LorebookImport {
+  const total = items.length + alreadySkipped.length;
+  if (total > MAX_BOOK_ENTRIES) throw new LorebookError('LOREBOOK_TOO_LARGE', `Book "${name}" has ${total} entries; the limit is ${MAX_BOOK_ENTRIES}`);
   const entries: WorldInfoEntry[] = [];
-  const skipped: SkippedEntry[] = [];
+  const skipped: SkippedEntry[] = [...alreadySkipped];
   const seen = new Set<string>();
   const issues: z.core.$ZodIssue[] = [];
   for (const [fallbackUid, raw, path] of items) {

@@ -40,7 +40,10 @@ export function importWorldInfo(input: string | object, options: ImportWorldInfo
   const raw = parsed.data.entries;
   const list = Array.isArray(raw) ? raw.map((entry, index) => [String(index), entry] as const) : Object.entries(raw);
   const looksLikeCharacterBook = list.length > 0 && list.every(([, entry]) => typeof entry === 'object' && entry !== null && 'keys' in entry && !('key' in entry));
-  if (looksLikeCharacterBook && Array.isArray(raw)) return collectEntries(name, scope, characterBookItems(raw));
+  if (looksLikeCharacterBook && Array.isArray(raw)) {
+    const { items, skipped } = characterBookItems(raw);
+    return collectEntries(name, scope, items, skipped);
+  }
   return collectEntries(
     name,
     scope,
