@@ -9,8 +9,8 @@ export interface LenientCard {
   readonly notes: readonly string[];
 }
 
-// The flat fields of a TavernAI V1 card, in the order the V2 spec lists them.
-const V1_FIELDS = ['name', 'description', 'personality', 'scenario', 'first_mes', 'mes_example'] as const;
+/** The flat fields of a TavernAI V1 card, in the order the V2 spec lists them. */
+export const V1_FIELDS = ['name', 'description', 'personality', 'scenario', 'first_mes', 'mes_example'] as const;
 // Fields whose `null` is not "absent": a card without a name cannot be played.
 const REQUIRED_DATA_FIELDS: ReadonlySet<string> = new Set(['name']);
 

@@ -5,6 +5,7 @@ import { type Preset, type PromptEntry, type PromptRole, defaultPreset } from '.
 import { type RegexScript, readRegexScripts } from '../regex/regex-script.js';
 import { applyCardLeniency } from './card-leniency.js';
 import { type CardV2, CardV2Schema, type CardV3, CardV3Schema } from './card-schema.js';
+import { toCardV2Backfill } from './card-v2-backfill.js';
 import { type CharxContents, isZip, readCharx } from './charx.js';
 import { type PngLimits, isPng, readPngTextChunks, setPngTextChunks } from './png.js';
 
@@ -271,8 +272,9 @@ export function characterMacroFields(character: ImportedCharacter, persona?: str
 }
 
 /**
- * Writes a card into a PNG: `ccv3` always for V3 cards, plus a `chara` backfill (V2 shape);
- * a V2 card is written as `chara` only.
+ * Writes a card into a PNG: `ccv3` always for V3 cards, plus a `chara` backfill (V2 shape, with
+ * the card's top-level fields and the V1 fields from `data`, as SillyTavern writes it); a V2 card
+ * is written as `chara` only.
  * @param png - the image
  * @param card - the card (e.g. `import.source`)
  * @param limits - size caps for reading the image
@@ -282,6 +284,5 @@ export function characterMacroFields(character: ImportedCharacter, persona?: str
 export function embedCharacterCard(png: Uint8Array, card: CardV2 | CardV3, limits: PngLimits = {}): Uint8Array {
   const encode = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
   if (card.spec === 'chara_card_v2') return setPngTextChunks(png, { chara: encode(card) }, limits);
-  const backfill = { spec: 'chara_card_v2', spec_version: '2.0', data: card.data };
-  return setPngTextChunks(png, { chara: encode(backfill), ccv3: encode(card) }, limits);
+  return setPngTextChunks(png, { chara: encode(toCardV2Backfill(card)), ccv3: encode(card) }, limits);
 }
