@@ -1,6 +1,5 @@
 import type { TreeStore } from '@troupe/kernel';
 import {
-  type CardV2,
   type CardV3,
   type CharacterCardImport,
   embedCharacterCard,
@@ -10,6 +9,7 @@ import {
 } from '@troupe/plugin-actor-assembler';
 import * as z from 'zod';
 import type { CharacterSummary } from '../wire/library.js';
+import { applyCardEdit } from './card-top-level-copies.js';
 import { type AvatarImage, placeholderPng, sniffImage, stripCardChunks } from './avatar-image.js';
 import { deriveId } from './library-ids.js';
 import { LibraryError } from './library-error.js';
@@ -157,7 +157,8 @@ export class CharacterLibrary {
   }
 
   /**
-   * Changes card fields (validated as a card again; unknown fields stay).
+   * Changes card fields, in `data` and in the card's top-level V1 copies (validated as a card
+   * again; unknown fields stay).
    * @param id - the character id
    * @param baseRevision - the revision the edit was based on
    * @param edit - the fields to change
@@ -166,8 +167,7 @@ export class CharacterLibrary {
    */
   async update(id: string, baseRevision: number, edit: CharacterEdit): Promise<LibraryCharacter> {
     const current = await this.get(id);
-    const source = current.card.source;
-    const next = { ...source, data: { ...source.data, ...edit } } as CardV2 | CardV3;
+    const next = applyCardEdit(current.card.source, edit);
     try {
       importCharacterCard(next);
     } catch (error) {
