@@ -47,13 +47,14 @@ export class PersonaLibrary {
   }
 
   /**
-   * Every persona (the starter persona is created on first use).
-   * @returns personas by name
+   * Every persona (the starter persona is created on first use); one a hand edit broke is listed
+   * under `broken`, as characters and presets are, so a broken default is not silently missing.
+   * @returns personas by name, and the ids that could not be read
    */
-  async list(): Promise<Persona[]> {
+  async list(): Promise<{ personas: Persona[]; broken: { id: string; message: string }[] }> {
     await this.#ensureStarter();
-    const { items } = await listItems(this.#trees, (id) => this.get(id));
-    return items.sort((a, b) => a.name.localeCompare(b.name));
+    const { items, broken } = await listItems(this.#trees, (id) => this.get(id));
+    return { personas: items.sort((a, b) => a.name.localeCompare(b.name)), broken };
   }
 
   /**

@@ -84,12 +84,15 @@ export function chatRoutes(demo: Demo): Hono {
   app.post('/', async (c) => {
     const body = await jsonBody(c, CreateSchema);
     const character = await characters.get(body.characterId);
-    await checkReferences(body);
+    // The default persona is read too: one a hand edit broke refuses the chat here, naming the
+    // file, instead of a chat whose first turn fails (the API never deletes the default one).
+    const personaId = body.personaId ?? (await personas.defaultId());
+    await checkReferences({ ...body, personaId });
     const chat = await chats.create({
       title: body.title || character.name,
       characterId: character.id,
       presetId: body.presetId ?? 'default',
-      personaId: body.personaId ?? (await personas.defaultId()),
+      personaId,
       storyId: body.storyId ?? null,
       greetingIndex: 0,
       useCardPrompts: body.useCardPrompts ?? true,

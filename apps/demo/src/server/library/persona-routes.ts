@@ -14,7 +14,7 @@ export function personaRoutes(personas: PersonaLibrary): Hono {
   const app = new Hono();
   const id = (c: Parameters<typeof param>[0]) => param(c, 'personaId', LibraryIdSchema);
 
-  app.get('/', async (c) => c.json({ personas: await personas.list(), defaultId: await personas.defaultId() }));
+  app.get('/', async (c) => c.json({ ...(await personas.list()), defaultId: await personas.defaultId() }));
 
   app.post('/', async (c) => c.json(await personas.create(await jsonBody(c, PersonaFieldsSchema)), 201));
 

@@ -6,12 +6,16 @@ import { problemText } from './upload.js';
 /** The player's personas: name (`{{user}}`) and description (`{{persona}}`), one of them the default. */
 export function PersonasView() {
   const [personas, setPersonas] = useState<readonly Persona[]>([]);
+  // Personas a hand edit broke: shown with what is wrong, as the character list does.
+  const [broken, setBroken] = useState<readonly { id: string; message: string }[]>([]);
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [error, setError] = useState<string | null>(null);
 
   const refresh = useCallback(async () => {
-    setPersonas((await api<{ personas: Persona[] }>('GET', '/api/personas')).personas);
+    const list = await api<{ personas: Persona[]; broken: { id: string; message: string }[] }>('GET', '/api/personas');
+    setPersonas(list.personas);
+    setBroken(list.broken);
   }, []);
   useEffect(() => {
     refresh().catch((e: unknown) => setError(problemText(e)));
@@ -54,6 +58,11 @@ export function PersonasView() {
       )}
       {personas.map((p) => (
         <PersonaItem key={`${p.id}-${p.revision}`} persona={p} run={run} />
+      ))}
+      {broken.map((b) => (
+        <p key={b.id} className="error-text small" data-testid={`persona-broken-${b.id}`}>
+          {b.id}: {b.message}
+        </p>
       ))}
     </div>
   );
