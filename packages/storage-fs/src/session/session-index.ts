@@ -78,13 +78,18 @@ export class SessionIndex {
     if (!stat || stat.size === this.size) return;
     const bytes = await readFileBytes(fs, eventsPath, this.size, stat.size);
     const end = bytes.lastIndexOf(0x0a) + 1;
+    // Every new line is parsed before any is indexed: a damaged line leaves the index as it was,
+    // so the next call reads the same lines again and names the same (real) line number.
+    const found: LineSpan[] = [];
     let offset = 0;
     while (offset < end) {
       const newline = bytes.indexOf(0x0a, offset);
-      const event = parseEventLine(bytes.subarray(offset, newline).toString('utf8'), `${eventsPath} line ${this.spans.length + 1}`);
-      this.#add(event, this.size + offset, this.size + newline + 1);
+      const line = this.spans.length + found.length + 1;
+      const event = parseEventLine(bytes.subarray(offset, newline).toString('utf8'), `${eventsPath} line ${line}`);
+      found.push(this.#spanOf(event, this.size + offset, this.size + newline + 1));
       offset = newline + 1;
     }
+    for (const span of found) this.#addSpan(span);
     this.size += end;
     if (repair && end < bytes.length) {
       await repair();
@@ -184,8 +189,12 @@ export class SessionIndex {
   }
 
   #add(event: SessionEvent, start: number, end: number): void {
+    this.#addSpan(this.#spanOf(event, start, end));
+  }
+
+  #spanOf(event: SessionEvent, start: number, end: number): LineSpan {
     const type = this.#intern(event.type);
-    this.#addSpan(event.key === undefined ? { id: event.id, start, end, type } : { id: event.id, start, end, type, key: event.key });
+    return event.key === undefined ? { id: event.id, start, end, type } : { id: event.id, start, end, type, key: event.key };
   }
 
   // One string per type for the whole index (a session has a handful of types, many lines each).
@@ -220,3 +229,4 @@ export class SessionIndex {
     }
   }
 }
+
