@@ -13,11 +13,13 @@ import { applyCardEdit } from './card-top-level-copies.js';
 import { type AvatarImage, placeholderPng, sniffImage, stripCardChunks } from './avatar-image.js';
 import { deriveId } from './library-ids.js';
 import { LibraryError } from './library-error.js';
-import { commitItem, itemJson, listItems, readItem } from './tree-items.js';
+import { commitItem, itemFilePath, itemJson, listItems, readItem } from './tree-items.js';
 
 /** Largest card file the library takes (bytes): SillyTavern-sized PNGs with big lorebooks fit. */
 export const MAX_CARD_FILE_BYTES = 20 * 1024 * 1024;
 
+/** The characters' folder under `<data>/library/`. */
+export const CHARACTERS_FOLDER = 'characters';
 const CARD_FILE = 'card.json';
 const AVATAR_FILE = 'avatar.json';
 const META_FILE = 'meta.json';
@@ -130,13 +132,13 @@ export class CharacterLibrary {
    */
   async get(id: string): Promise<LibraryCharacter> {
     const snapshot = await readItem(this.#trees, id, 'character');
-    const meta = itemJson(snapshot, META_FILE, MetaSchema);
-    const source = itemJson(snapshot, CARD_FILE, z.unknown());
+    const meta = itemJson(snapshot, META_FILE, MetaSchema, CHARACTERS_FOLDER);
+    const source = itemJson(snapshot, CARD_FILE, z.unknown(), CHARACTERS_FOLDER);
     let card: CharacterCardImport;
     try {
       card = importCharacterCard(source as object);
     } catch (error) {
-      throw new LibraryError('LIBRARY_INVALID', `characters/${id}/card.json is no longer a valid card: ${(error as Error).message}`);
+      throw new LibraryError('LIBRARY_INVALID', `${itemFilePath(CHARACTERS_FOLDER, id, CARD_FILE)} is no longer a valid card: ${(error as Error).message}`);
     }
     const character = card.character;
     return {
@@ -195,7 +197,7 @@ export class CharacterLibrary {
   async avatar(id: string): Promise<{ mime: string; bytes: Uint8Array } | undefined> {
     const snapshot = await readItem(this.#trees, id, 'character');
     if (snapshot.files[AVATAR_FILE] === undefined) return undefined;
-    const avatar = itemJson(snapshot, AVATAR_FILE, AvatarSchema);
+    const avatar = itemJson(snapshot, AVATAR_FILE, AvatarSchema, CHARACTERS_FOLDER);
     return { mime: avatar.mime, bytes: new Uint8Array(Buffer.from(avatar.base64, 'base64')) };
   }
 

@@ -4,6 +4,8 @@ import * as z from 'zod';
 import { LibraryError } from './library-error.js';
 import { commitItem, itemJson, listItems, readItem } from './tree-items.js';
 
+/** The chats' folder under `<data>/library/`. */
+export const CHATS_FOLDER = 'chats';
 const CHAT_FILE = 'chat.json';
 
 /** What a chat is made of; its id is also its session id. */
@@ -60,7 +62,7 @@ export class ChatLibrary {
    */
   async get(id: string): Promise<Chat> {
     const snapshot = await readItem(this.#trees, id, 'chat');
-    return { id, revision: snapshot.revision, ...itemJson(snapshot, CHAT_FILE, ChatRecordSchema) };
+    return { id, revision: snapshot.revision, ...itemJson(snapshot, CHAT_FILE, ChatRecordSchema, CHATS_FOLDER) };
   }
 
   /**

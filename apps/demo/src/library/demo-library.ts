@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { FsTreeStore, nodeStorageFs } from '@troupe/storage-fs';
-import { CharacterLibrary } from './character-library.js';
-import { ChatLibrary } from './chat-library.js';
+import { CHARACTERS_FOLDER, CharacterLibrary } from './character-library.js';
+import { CHATS_FOLDER, ChatLibrary } from './chat-library.js';
 import type { ChatSetup } from './chat-setup.js';
 import { LibraryError } from './library-error.js';
-import { LorebookLibrary } from './lorebook-library.js';
-import { PersonaLibrary } from './persona-library.js';
-import { DEFAULT_PRESET_ID, PresetLibrary } from './preset-library.js';
+import { LOREBOOKS_FOLDER, LorebookLibrary } from './lorebook-library.js';
+import { PERSONAS_FOLDER, PersonaLibrary, PREFERENCES_FOLDER } from './persona-library.js';
+import { DEFAULT_PRESET_ID, PRESETS_FOLDER, PresetLibrary } from './preset-library.js';
 
 /** The demo's libraries, each a crash-safe tree store of its own under `<data>/library/`. */
 export interface DemoLibrary {
@@ -32,11 +32,12 @@ export interface DemoLibrary {
 export function openDemoLibrary(dataDir: string): DemoLibrary {
   const fs = nodeStorageFs;
   const store = (name: string) => new FsTreeStore({ dir: join(dataDir, 'library', name), fs });
-  const characters = new CharacterLibrary(store('characters'));
-  const presets = new PresetLibrary(store('presets'));
-  const personas = new PersonaLibrary(store('personas'), store('preferences'));
-  const chats = new ChatLibrary(store('chats'));
-  const lorebooks = new LorebookLibrary(store('lorebooks'));
+  // The folder names are the libraries' own, which their error messages name.
+  const characters = new CharacterLibrary(store(CHARACTERS_FOLDER));
+  const presets = new PresetLibrary(store(PRESETS_FOLDER));
+  const personas = new PersonaLibrary(store(PERSONAS_FOLDER), store(PREFERENCES_FOLDER));
+  const chats = new ChatLibrary(store(CHATS_FOLDER));
+  const lorebooks = new LorebookLibrary(store(LOREBOOKS_FOLDER));
   return {
     characters,
     presets,

@@ -4,8 +4,10 @@ import * as z from 'zod';
 import type { LorebookList, LorebookSummary } from '../wire/lore.js';
 import { deriveId } from './library-ids.js';
 import { LibraryError } from './library-error.js';
-import { itemJson, listItems, readItem } from './tree-items.js';
+import { itemFilePath, itemJson, listItems, readItem } from './tree-items.js';
 
+/** The lorebooks' folder under `<data>/library/`. */
+export const LOREBOOKS_FOLDER = 'lorebooks';
 const SOURCE_FILE = 'world-info.json';
 const META_FILE = 'meta.json';
 
@@ -57,14 +59,14 @@ export class LorebookLibrary {
    */
   async get(id: string): Promise<LibraryLorebook> {
     const snapshot = await readItem(this.#trees, id, 'lorebook');
-    const meta = itemJson(snapshot, META_FILE, MetaSchema);
+    const meta = itemJson(snapshot, META_FILE, MetaSchema, LOREBOOKS_FOLDER);
     const text = snapshot.files[SOURCE_FILE];
-    if (text === undefined) throw new LibraryError('LIBRARY_INVALID', `${id}/${SOURCE_FILE} is missing`);
+    if (text === undefined) throw new LibraryError('LIBRARY_INVALID', `${itemFilePath(LOREBOOKS_FOLDER, id, SOURCE_FILE)} is missing`);
     let imported: ReturnType<typeof importWorldInfo>;
     try {
       imported = importWorldInfo(text, { name: id, scope: 'global' });
     } catch (error) {
-      throw new LibraryError('LIBRARY_INVALID', `${id}/${SOURCE_FILE}: ${(error as Error).message}`);
+      throw new LibraryError('LIBRARY_INVALID', `${itemFilePath(LOREBOOKS_FOLDER, id, SOURCE_FILE)}: ${(error as Error).message}`);
     }
     return { id, name: meta.name, entries: imported.book.entries.length, skipped: imported.skipped, importedAt: meta.importedAt, book: imported.book };
   }

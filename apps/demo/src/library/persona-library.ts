@@ -5,6 +5,10 @@ import { deriveId } from './library-ids.js';
 import { LibraryError } from './library-error.js';
 import { commitItem, itemJson, listItems, readItem } from './tree-items.js';
 
+/** The personas' folder under `<data>/library/`. */
+export const PERSONAS_FOLDER = 'personas';
+/** The folder under `<data>/library/` of the player's choices (the default persona). */
+export const PREFERENCES_FOLDER = 'preferences';
 const PERSONA_FILE = 'persona.json';
 const DEFAULTS_TREE = 'defaults';
 const DEFAULTS_FILE = 'defaults.json';
@@ -66,7 +70,7 @@ export class PersonaLibrary {
   async get(id: string): Promise<Persona> {
     if (id === STARTER_PERSONA.id) await this.#ensureStarter();
     const snapshot = await readItem(this.#trees, id, 'persona');
-    const fields = itemJson(snapshot, PERSONA_FILE, PersonaFieldsSchema);
+    const fields = itemJson(snapshot, PERSONA_FILE, PersonaFieldsSchema, PERSONAS_FOLDER);
     return { id, revision: snapshot.revision, ...fields, isDefault: id === (await this.defaultId()) };
   }
 
@@ -103,7 +107,7 @@ export class PersonaLibrary {
   async defaultId(): Promise<string> {
     try {
       const snapshot = await this.#preferences.read(DEFAULTS_TREE);
-      return itemJson(snapshot, DEFAULTS_FILE, DefaultsSchema).personaId;
+      return itemJson(snapshot, DEFAULTS_FILE, DefaultsSchema, PREFERENCES_FOLDER).personaId;
     } catch (error) {
       if (KernelStorageError.isInstance(error) && error.code === 'TREE_NOT_FOUND') return STARTER_PERSONA.id;
       throw error;

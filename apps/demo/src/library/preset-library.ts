@@ -20,6 +20,8 @@ import { chatPresetWarnings } from './preset-generation.js';
 /** The id of the built-in preset (always there, read-only). */
 export const DEFAULT_PRESET_ID = 'default';
 
+/** The presets' folder under `<data>/library/`. */
+export const PRESETS_FOLDER = 'presets';
 const PRESET_FILE = 'preset.json';
 
 const StoredPresetSchema = z.object({
@@ -100,7 +102,7 @@ export class PresetLibrary {
   async prepareForDio(id: string, absorb: DioAbsorbOption = 'markers'): Promise<LibraryPreset> {
     if (id === DEFAULT_PRESET_ID) throw new LibraryError('LIBRARY_READ_ONLY', 'The built-in default preset already has its DIO slot and cannot be changed');
     const snapshot = await readItem(this.#trees, id, 'preset');
-    const stored = itemJson(snapshot, PRESET_FILE, StoredPresetSchema);
+    const stored = itemJson(snapshot, PRESET_FILE, StoredPresetSchema, PRESETS_FOLDER);
     const prepared = prepareForDio(stored.preset, { absorb });
     const next = { ...stored, preset: prepared.preset as z.output<typeof PresetSchema>, dioPreparation: { ...prepared.report } };
     await commitItem(this.#trees, id, snapshot.revision, { [PRESET_FILE]: JSON.stringify(next) });
@@ -125,7 +127,7 @@ export class PresetLibrary {
    */
   async get(id: string): Promise<LibraryPreset> {
     if (id === DEFAULT_PRESET_ID) return builtIn();
-    const stored = itemJson(await readItem(this.#trees, id, 'preset'), PRESET_FILE, StoredPresetSchema);
+    const stored = itemJson(await readItem(this.#trees, id, 'preset'), PRESET_FILE, StoredPresetSchema, PRESETS_FOLDER);
     return withReport(id, stored.name, stored.preset, stored.settings, stored.warnings, stored.importedAt, false, (stored.dioPreparation as DioPreparationReport | undefined) ?? null);
   }
 

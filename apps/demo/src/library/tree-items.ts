@@ -22,24 +22,38 @@ export async function readItem(trees: TreeStore, id: string, kind: string): Prom
 }
 
 /**
+ * Where an item's file is, relative to the data folder (`library/<folder>/<id>/<file>`): how error
+ * messages name it, so the player can find it, as session errors name `sessions/<id>/events.jsonl`.
+ * @param folder - the library's folder under `library/`, e.g. `characters`
+ * @param id - the item id
+ * @param file - the file in the item's tree
+ * @returns the path
+ */
+export function itemFilePath(folder: string, id: string, file: string): string {
+  return `library/${folder}/${id}/${file}`;
+}
+
+/**
  * Parses one JSON file of a stored item against its schema.
  * @param snapshot - the item's tree
  * @param path - the file
  * @param schema - its schema
+ * @param folder - the library's folder under `library/` (for the message)
  * @returns the parsed value
  * @throws {LibraryError} LIBRARY_INVALID when the file is missing, not JSON, or off-schema (hand edits)
  */
-export function itemJson<S extends z.ZodType>(snapshot: TreeSnapshot, path: string, schema: S): z.output<S> {
+export function itemJson<S extends z.ZodType>(snapshot: TreeSnapshot, path: string, schema: S, folder: string): z.output<S> {
+  const where = itemFilePath(folder, snapshot.treeId, path);
   const text = snapshot.files[path];
-  if (text === undefined) throw new LibraryError('LIBRARY_INVALID', `${snapshot.treeId}/${path} is missing`);
+  if (text === undefined) throw new LibraryError('LIBRARY_INVALID', `${where} is missing`);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new LibraryError('LIBRARY_INVALID', `${snapshot.treeId}/${path} is not valid JSON`);
+    throw new LibraryError('LIBRARY_INVALID', `${where} is not valid JSON`);
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new LibraryError('LIBRARY_INVALID', `${snapshot.treeId}/${path}: ${formatIssues(parsed.error)}`);
+  if (!parsed.success) throw new LibraryError('LIBRARY_INVALID', `${where}: ${formatIssues(parsed.error)}`);
   return parsed.data;
 }
 
