@@ -6,7 +6,7 @@ import { type MacroEnvironment, type MacroFields, SLOT_VARIABLES, expandMacros, 
 import type { ChatInjection } from './injections.js';
 import { type Preset, type PromptEntry, type PromptRole, defaultPreset, parsePreset } from './preset.js';
 import { type RegexScript, RegexScriptSchema } from './regex/regex-script.js';
-import { type GenerationType, buildChatBlock, exampleDialogueMessages, finishMessages, formatMarker, worldInfoRegex } from './st-prompt-rules.js';
+import { type GenerationType, buildChatBlock, continuedHistory, exampleDialogueMessages, finishMessages, formatMarker, worldInfoRegex } from './st-prompt-rules.js';
 import { STORY_DRAFT_VARIABLE, type StoryDraftPlacement, readsStoryDraft, storyDraftMessage } from './story-draft.js';
 import { ROLEPLAY_PROMPT_NAME } from './dio-slot.js';
 import { type WorldInfoPlacementReport, prepareWorldInfo } from './world-info-placement.js';
@@ -85,6 +85,12 @@ export interface AssembleResult {
   readonly unknownMacros: string[];
   /** Macros or regex scripts that could not run (their text was kept), in words. */
   readonly warnings: string[];
+  /**
+   * On a `continue`: what goes between the reply being continued and its continuation in the
+   * saved reply (the preset's `continue_postfix` as SillyTavern applies it; '' for nothing). The
+   * plugin hands it to the kernel as `contextKeys.continuationJoin`. Absent on other turns.
+   */
+  readonly continuationJoin?: string;
 }
 
 /** The schema `assemble` checks its whole input with (exported for the package's tests). */
@@ -268,6 +274,9 @@ export function assembleChecked(input: AssembleInput): AssembleResult {
   const unknown = new Map<string, string>();
   const overrides = effectiveOverrides(input, prompts, dioSlot, warnings);
   const settings = validPreset(input.preset).settings ?? {};
+  // A continue turn's reply being continued carries the continue postfix, in every use below.
+  const continued = input.generationType === 'continue' ? continuedHistory(input.history, settings) : undefined;
+  const history = continued?.history ?? input.history;
   const globals = new Map(Object.entries(input.globalVariables ?? {}));
   const user = input.user ?? 'User';
   const char = input.char ?? 'Character';
@@ -279,7 +288,7 @@ export function assembleChecked(input: AssembleInput): AssembleResult {
     user,
     char,
     input: input.input,
-    messages: [...input.history, { role: 'user', content: input.input }],
+    messages: [...history, { role: 'user', content: input.input }],
     random: seededRandom(input.seed ?? ''),
     onUnknownMacro: (name) => {
       if (!unknown.has(name.toLowerCase())) unknown.set(name.toLowerCase(), name);
@@ -365,7 +374,7 @@ export function assembleChecked(input: AssembleInput): AssembleResult {
   // World-info @depth entries and the author's note are extension prompts, as in SillyTavern.
   for (const injection of worldInfo?.injections ?? []) injections.push({ ...injection, extension: true });
   const block = buildChatBlock({
-    history: input.history,
+    history,
     inputMessage,
     beforeInput: draftMessage,
     injections,
@@ -397,5 +406,6 @@ export function assembleChecked(input: AssembleInput): AssembleResult {
     unknownMacros: [...unknown.values()],
     warnings,
     worldInfoPlacement: worldInfo?.report,
+    ...(continued ? { continuationJoin: continued.join } : {}),
   };
 }

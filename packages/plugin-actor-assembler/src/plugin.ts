@@ -191,6 +191,8 @@ async function assembleTurn(config: ActorAssemblerConfig, preset: Preset, prepar
   // The budget fit assembles several times with shorter histories: every field is checked above.
   const assembleWith = (history: readonly ChatMessage[]) => assembleChecked({ ...turnInput, history });
   const result = assembleWithinBudget(history, assembleWith, ctx);
+  // The kernel joins the saved reply with what the preset put after the reply being continued.
+  if (result.continuationJoin) ctx.set(contextKeys.continuationJoin, result.continuationJoin);
   if (config.globalVariables !== undefined && globalVariables !== undefined && !sameRecord(globalVariables, result.globalVariables)) {
     await config.globalVariables.save(userKey(ctx), result.globalVariables, ctx.signal);
   }

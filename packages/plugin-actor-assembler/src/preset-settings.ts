@@ -86,12 +86,13 @@ export const APPLIED_SILLYTAVERN_SETTINGS: readonly string[] = [...Object.keys(S
  * @param raw - the preset's keys other than prompts
  * @returns the settings and the keys that had unusable values
  */
-export function presetSettingsFromSillyTavern(raw: Readonly<Record<string, unknown>>): { settings: PresetSettings; skipped: string[] } {
+export function presetSettingsFromSillyTavern(raw: Readonly<Record<string, unknown>>): { settings: PresetSettings; skipped: string[]; withheld: string[] } {
   const settings: Record<string, unknown> = {};
   const skipped: string[] = [];
+  const withheld = withheldForSource(raw);
   for (const [key, target] of Object.entries(STRING_KEYS)) {
     const value = raw[key];
-    if (value === undefined) continue;
+    if (value === undefined || withheld.includes(key)) continue;
     if (typeof value === 'string' && value.length <= (key === 'continue_postfix' ? 1000 : 100_000)) settings[target] = value;
     else skipped.push(key);
   }
@@ -110,5 +111,19 @@ export function presetSettingsFromSillyTavern(raw: Readonly<Record<string, unkno
     if (mapped !== undefined) settings['namesBehavior'] = mapped;
     else skipped.push('names_behavior');
   }
-  return { settings: settings as PresetSettings, skipped };
+  // A preset saved before SillyTavern had the setting loads with its default, a space.
+  if (raw['continue_postfix'] === undefined) settings['continuePostfix'] = ' ';
+  return { settings: settings as PresetSettings, skipped, withheld };
+}
+
+// SillyTavern sends the assistant prefill (and the impersonation prefill) to Claude only
+// (openai.js: `if (isClaude) { … generate_data['assistant_prefill'] = … }`); for any other source
+// the fields are left over from an earlier Claude setup and hidden in its UI. A preset that names
+// no source keeps them: its author may well mean them.
+const CLAUDE_ONLY_KEYS = ['assistant_prefill', 'assistant_impersonation'] as const;
+
+function withheldForSource(raw: Readonly<Record<string, unknown>>): string[] {
+  const source = raw['chat_completion_source'];
+  if (typeof source !== 'string' || source === 'claude') return [];
+  return CLAUDE_ONLY_KEYS.filter((key) => typeof raw[key] === 'string' && (raw[key] as string).trim() !== '');
 }

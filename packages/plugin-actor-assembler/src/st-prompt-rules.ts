@@ -39,8 +39,9 @@ export interface ChatBlockInput {
 function continueNudge(chat: readonly ChatMessage[], input: ChatBlockInput): ChatMessage | undefined {
   if (input.type !== 'continue' || input.settings.continuePrefill === true || input.settings.continueNudgePrompt === undefined) return undefined;
   const last = chat.findLast((message) => message.role === 'assistant');
-  // `{{lastChatMessage}}` is the reply being continued (a chat message as sent, not an injection).
-  const template = input.settings.continueNudgePrompt.replace(/\{\{lastChatMessage\}\}/gi, () => last?.content ?? '');
+  // `{{lastChatMessage}}` is the reply being continued (a chat message as sent, not an injection),
+  // trimmed as SillyTavern passes it (`String(cyclePrompt).trim()`: without the continue postfix).
+  const template = input.settings.continueNudgePrompt.replace(/\{\{lastChatMessage\}\}/gi, () => last?.content.trim() ?? '');
   const nudge = expandMacros(template, input.env);
   return nudge.trim() === '' ? undefined : { role: 'system', content: nudge };
 }
@@ -163,6 +164,25 @@ export function formatMarker(prompt: PromptEntry, content: string, settings: Pre
   return content;
 }
 
+/**
+ * SillyTavern's continue spacing: the preset's `continue_postfix` follows the reply being
+ * continued — in the prompt, and between that reply and the continuation in the saved reply —
+ * unless the reply already ends with a space (script.js: `if (!cyclePrompt.endsWith(' '))
+ * cyclePrompt += continue_postfix; continue_mag += continue_postfix`).
+ * @param history - the chat history, ending with the reply being continued
+ * @param settings - the preset's settings
+ * @returns the history with the postfix on its last assistant message, and the postfix applied ('' for none)
+ */
+export function continuedHistory(history: readonly ChatMessage[], settings: PresetSettings): { history: readonly ChatMessage[]; join: string } {
+  const at = history.findLastIndex((message) => message.role === 'assistant');
+  const last = at >= 0 ? history[at] : undefined;
+  const postfix = settings.continuePostfix ?? '';
+  if (last === undefined || postfix === '' || last.content.endsWith(' ')) return { history, join: '' };
+  const joined = [...history];
+  joined[at] = { ...last, content: `${last.content}${postfix}` };
+  return { history: joined, join: postfix };
+}
+
 /** The last steps: continue prefill, impersonate instructions, prefill, squashing. */
 export interface FinishOptions {
   readonly settings: PresetSettings;
@@ -191,7 +211,8 @@ export function finishMessages(messages: readonly ChatMessage[], options: Finish
     const last = lastIndex >= 0 ? result[lastIndex] : undefined;
     if (last !== undefined && settings.continuePrefill === true) {
       result.splice(lastIndex, 1);
-      result.push({ ...last, content: `${last.content}${settings.continuePostfix ?? ''}` });
+      // The postfix is already on it (continuedHistory).
+      result.push(last);
     }
   } else if (type === 'impersonate') {
     const instruction = expand(settings.impersonationPrompt);

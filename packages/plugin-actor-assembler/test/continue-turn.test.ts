@@ -24,7 +24,7 @@ async function boot(preset = stDefault) {
 }
 
 describe('continue through the actor assembler', () => {
-  it('sends the preset’s continue nudge with the last reply and commits the reply with the continuation appended', async () => {
+  it('sends the preset’s continue nudge with the last reply and commits the reply with the preset’s continue_postfix and the continuation appended', async () => {
     const { harness, model, sessionLog } = await boot();
     const first = await harness.runTurn({ sessionId: 's', text: '莉娅？', turnId: 't1' });
     const continued = await harness.continueTurn({ sessionId: 's' });
@@ -40,22 +40,31 @@ describe('continue through the actor assembler', () => {
     // The player's line is history there, not a new input after the reply.
     const contents = continuing?.messages.map((message) => message.content) ?? [];
     expect(contents.filter((content) => content.includes('莉娅？'))).toHaveLength(1);
-    expect(contents.indexOf('她抬起头。')).toBeGreaterThan(contents.findIndex((content) => content.includes('莉娅？')));
+    // p01's continue_postfix is a space: it follows the reply being continued, in the prompt and the saved reply.
+    expect(contents.indexOf('她抬起头。 ')).toBeGreaterThan(contents.findIndex((content) => content.includes('莉娅？')));
 
     expect(first.reply).toBe('她抬起头。');
-    expect(continued).toMatchObject({ turnId: 't1', step: 1, reply: '她抬起头。“你来得正好。”' });
+    expect(continued).toMatchObject({ turnId: 't1', step: 1, reply: '她抬起头。 “你来得正好。”' });
     const turn = foldCommittedTurns(await sessionLog.read('s')).get('t1');
-    expect(turn).toMatchObject({ step: 1, reply: '她抬起头。“你来得正好。”', continuedFrom: 0 });
-    expect(turn?.steps.map((step) => step.reply)).toEqual(['她抬起头。', '她抬起头。“你来得正好。”']);
+    expect(turn).toMatchObject({ step: 1, reply: '她抬起头。 “你来得正好。”', continuedFrom: 0 });
+    expect(turn?.steps.map((step) => step.reply)).toEqual(['她抬起头。', '她抬起头。 “你来得正好。”']);
   });
 
   it('with continue_prefill the reply being extended is the last message, with the postfix', async () => {
     const prefill = { ...stDefault, settings: { ...stDefault.settings, continuePrefill: true, continuePostfix: ' ' } };
+    // (the postfix is put on once, not once more for the prefill)
     const { harness, model } = await boot(prefill);
     await harness.runTurn({ sessionId: 's', text: '莉娅？', turnId: 't1' });
-    await harness.continueTurn({ sessionId: 's' });
+    expect((await harness.continueTurn({ sessionId: 's' })).reply).toBe('她抬起头。 “你来得正好。”');
     const last = model.callsFor('actor')[1]?.messages.at(-1);
     expect(last).toMatchObject({ role: 'assistant', content: '她抬起头。 ' });
     expect(model.callsFor('actor')[1]?.messages.some((message) => message.content.includes('Continue the following message'))).toBe(false);
+  });
+
+  it('a preset whose continue_postfix is empty (the Chinese preset p07) joins the continuation directly', async () => {
+    const zh = importSillyTavernPreset(readFileSync(corpusPath('presets/p07-zh-mingyue-qiuqing.json'), 'utf8')).preset;
+    const { harness } = await boot(zh);
+    await harness.runTurn({ sessionId: 's', text: '莉娅？', turnId: 't1' });
+    expect((await harness.continueTurn({ sessionId: 's' })).reply).toBe('她抬起头。“你来得正好。”');
   });
 });

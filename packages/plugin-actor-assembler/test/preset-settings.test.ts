@@ -57,6 +57,44 @@ describe('continue', () => {
     const messages = base({ continuePrefill: true, continuePostfix: ' ', continueNudgePrompt: 'NO' }, undefined, { generationType: 'continue', input: '' });
     expect(shown(messages).slice(-2)).toEqual(['user:你好', 'assistant:「进来吧。」 ']);
   });
+  it("continue_postfix follows the reply being continued with the nudge too, and is the join of the saved reply; a reply ending with a space gets none (script.js: `if (!cyclePrompt.endsWith(' '))`)", () => {
+    const continued = (history: ChatMessage[], settings: PresetSettings) =>
+      assemble({ preset: { prompts: [prompt('main', 'MAIN'), prompt('chatHistory', '', { marker: 'chatHistory' })], settings }, history, input: '', generationType: 'continue' });
+    const nudged = continued(HISTORY, { continuePostfix: '\n', continueNudgePrompt: '[Continue: {{lastChatMessage}}]' });
+    expect(shown(nudged.messages).slice(-2)).toEqual(['assistant:「进来吧。」\n', 'system:[Continue: 「进来吧。」]']);
+    expect(nudged.continuationJoin).toBe('\n');
+    const prefilled = continued(HISTORY, { continuePrefill: true, continuePostfix: '\n\n' });
+    expect(shown(prefilled.messages).at(-1)).toBe('assistant:「进来吧。」\n\n');
+    expect(prefilled.continuationJoin).toBe('\n\n');
+    const spaced = continued([{ role: 'user', content: '你好' }, { role: 'assistant', content: 'Come in. ' }], { continuePostfix: '\n' });
+    expect(shown(spaced.messages).at(-1)).toBe('assistant:Come in. ');
+    expect(spaced.continuationJoin).toBe('');
+    expect(continued(HISTORY, {}).continuationJoin).toBe('');
+    expect(assemble({ preset: { prompts: [prompt('chatHistory', '', { marker: 'chatHistory' })], settings: { continuePostfix: ' ' } }, history: HISTORY, input: 'q' }).continuationJoin).toBeUndefined();
+  });
+  it("an imported SillyTavern preset without continue_postfix gets SillyTavern's default, a space", () => {
+    const imported = (extra: Record<string, unknown>) => importSillyTavernPreset({ prompts: [], prompt_order: [], ...extra }).preset.settings?.continuePostfix;
+    expect(imported({})).toBe(' ');
+    expect(imported({ continue_postfix: '' })).toBe('');
+    expect(imported({ continue_postfix: '\n' })).toBe('\n');
+  });
+});
+
+describe('assistant_prefill follows SillyTavern: sent for Claude presets only', () => {
+  it("a preset for another source keeps no prefill and says why; a Claude preset's prefill is sent; a preset that names no source keeps it", () => {
+    const imported = (source: string | undefined) => importSillyTavernPreset({ prompts: [], prompt_order: [], assistant_prefill: 'PREFILL', assistant_impersonation: 'AS USER', ...(source === undefined ? {} : { chat_completion_source: source }) });
+    const gemini = imported('makersuite');
+    expect(gemini.preset.settings?.assistantPrefill).toBeUndefined();
+    expect(gemini.preset.settings?.assistantImpersonation).toBeUndefined();
+    expect(gemini.warnings.join('\n')).toMatch(/assistant_prefill.*Claude.*makersuite/);
+    expect(imported('claude').preset.settings).toMatchObject({ assistantPrefill: 'PREFILL', assistantImpersonation: 'AS USER' });
+    expect(imported(undefined).preset.settings).toMatchObject({ assistantPrefill: 'PREFILL' });
+  });
+  it('the real Gemini preset p10 sends no trailing assistant message', () => {
+    const { preset } = importSillyTavernPreset(readFileSync(corpusPath('presets/p10-tgsjji.json'), 'utf8'));
+    const { messages } = assemble({ preset, history: HISTORY, input: 'hello', char: 'Ming', user: 'You' });
+    expect(messages.at(-1)?.role).not.toBe('assistant');
+  });
 });
 
 describe('names_behavior', () => {
@@ -99,14 +137,16 @@ describe('marker formats and example dialogues', () => {
     newExampleChatPrompt: '[Example Chat]',
     newChatPrompt: '[Start a new Chat]',
   };
-  const fields = { personality: '冷静', scenario: '暴风雨夜', mesExamples: 'ignored\n<START>\n{{user}}: 你是谁？\n{{char}}: 看灯塔的。\n多说一句。\n<start>\n{{char}}: 嗯。' };
+  const fields = { personality: '冷静', scenario: '暴风雨夜', mesExamples: '{{char}}: 灯还亮着。\n<START>\n{{user}}: 你是谁？\n{{char}}: 看灯塔的。\n多说一句。\n<start>\n{{char}}: 嗯。' };
 
-  it('personality_format, scenario_format and wi_format wrap their markers; mes_example splits at <START> behind new_example_chat_prompt', () => {
+  it('personality_format, scenario_format and wi_format wrap their markers; mes_example splits at <START> behind new_example_chat_prompt (text before the first <START> is a dialogue of its own, as parseMesExamples makes it)', () => {
     const messages = base(settings, markers, { fields, variables: { worldInfoBefore: '港口小镇' } });
     expect(shown(messages)).toEqual([
       "system:[莉娅's personality: 冷静]",
       'system:[Circumstances: 暴风雨夜]',
       'system:{World info}\n港口小镇',
+      'system:[Example Chat]',
+      'system(example_assistant):灯还亮着。',
       'system:[Example Chat]',
       'system(example_user):你是谁？',
       'system(example_assistant):看灯塔的。\n多说一句。',

@@ -36,8 +36,9 @@ function regexWarnings(scripts: readonly RegexScript[], source: string): string[
  * @returns settings, regex scripts and warnings
  */
 export function sillyTavernPresetExtras(raw: Readonly<Record<string, unknown>>): SillyTavernPresetExtras {
-  const { settings, skipped } = presetSettingsFromSillyTavern(raw);
+  const { settings, skipped, withheld } = presetSettingsFromSillyTavern(raw);
   const warnings: string[] = skipped.map((key) => `Setting "${key}" has a value of the wrong type; not applied`);
+  for (const key of withheld) warnings.push(`Setting "${key}" is not sent: SillyTavern sends it to Claude only, and this preset is for "${String(raw['chat_completion_source'])}"`);
   const extensions = typeof raw['extensions'] === 'object' && raw['extensions'] !== null ? (raw['extensions'] as Record<string, unknown>) : {};
   const regex = readRegexScripts(extensions['regex_scripts'], 'Preset');
   warnings.push(...regex.warnings, ...regexWarnings(regex.scripts, 'Preset'));

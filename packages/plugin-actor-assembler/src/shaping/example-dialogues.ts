@@ -2,14 +2,17 @@ import type { ChatMessage } from '@troupe/kernel';
 
 /**
  * Splits a card's `mes_example` into example dialogues at each `<START>` (case-insensitive), as
- * SillyTavern does; text before the first `<START>` is dropped, like SillyTavern.
+ * SillyTavern does. Text before the first `<START>` is a dialogue of its own: `parseMesExamples`
+ * puts a `<START>` in front of a text that does not begin with one. Blank dialogues are left out.
  * @param examples - the expanded example text
  * @returns one text per dialogue, trimmed
  */
 export function splitExampleDialogues(examples: string): string[] {
   if (examples.trim() === '') return [];
-  const blocks = /<START>/i.test(examples) ? examples.split(/<START>/i).slice(1) : [examples];
-  return blocks.map((block) => block.trim()).filter((block) => block !== '');
+  return examples
+    .split(/<START>/i)
+    .map((block) => block.trim())
+    .filter((block) => block !== '');
 }
 
 /**
