@@ -82,8 +82,9 @@ describe('a data dir holding crafted and damaged copies, used through the web se
     for (const id of ['crafted', 'linked-meta', 'bad-record']) expect(rows.get(id)).toMatchObject({ revision: null, problem: expect.stringMatching(/\S/) });
     expect(JSON.stringify(stories.body)).not.toContain('neighbour');
     for (const id of ['crafted', 'linked-meta', 'bad-record']) {
+      // The damage is named (409, like a damaged session), and nothing outside the data folder is.
       const answer = await api('GET', `/api/stories/${id}`);
-      expect(answer.status).toBe(500);
+      expectError(answer, 409, 'TREE_CORRUPT');
       expect(answer.text).not.toContain('neighbour');
       expect((await api('PUT', `/api/stories/${id}/files`, { baseRevision: 1, files: { 'outline.md': 'x' } })).status).toBeGreaterThanOrEqual(400);
     }
@@ -118,13 +119,27 @@ describe('a data dir holding crafted and damaged copies, used through the web se
     expect(await readFile(join(outside, 'victim.txt'), 'utf8')).toBe('precious');
   });
 
+  it('a story damaged after it was listed answers 409 TREE_CORRUPT naming the file, as a damaged session does', async () => {
+    await writeFile(join(story('fine'), '.troupe', 'record.json'), '{"format": 2}');
+    const read = await api('GET', '/api/stories/fine');
+    expectError(read, 409, 'TREE_CORRUPT');
+    expect(read.body.message).toMatch(/record\.json/);
+  });
+
   it('logs every 5xx as one line naming the request and its cause', async () => {
     errorLines.length = 0;
-    await writeFile(join(story('fine'), '.troupe', 'record.json'), '{"format": 2}');
-    expect((await api('GET', '/api/stories/fine?token=hunter2')).status).toBe(500);
+    // A failure that is nobody's input: the store's read itself throws.
+    const read = demo.workspaces.read;
+    demo.workspaces.read = async () => {
+      throw new Error('the disk under record.json went away', { cause: new Error('EIO') });
+    };
+    const failed = await api('GET', '/api/stories/fine?token=hunter2').finally(() => {
+      demo.workspaces.read = read;
+    });
+    expect(failed.status).toBe(500);
     expect(errorLines).toHaveLength(1);
     const [line] = errorLines;
-    expect(line).toMatch(/ 500 GET \/api\/stories\/fine — KernelStorageError TREE_CORRUPT: .*record\.json/);
+    expect(line).toMatch(/ 500 GET \/api\/stories\/fine — Error: the disk under record\.json went away ← Error: EIO/);
     expect(line).not.toContain('\n');
     expect(line).not.toContain('hunter2');
     expect(describeCause(new Error('upstream said 401 for Bearer sk-abcdefghijklmnop', { cause: new Error('api_key=xyz123') }))).toBe(

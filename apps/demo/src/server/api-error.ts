@@ -68,9 +68,10 @@ const STORAGE_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   SESSION_INVALID_ID: 400,
   SESSION_EVENT_NOT_FOUND: 404,
   SESSION_EXISTS: 409,
-  // A damaged log is the stored state conflicting with the request, not the server failing: the
-  // message names the file and line to repair, and export / delete still work.
+  // A damaged log or workspace is the stored state conflicting with the request, not the server
+  // failing: the message names the file (and line) to repair, and export / delete still work.
   SESSION_CORRUPT: 409,
+  TREE_CORRUPT: 409,
 };
 
 const LIBRARY_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
