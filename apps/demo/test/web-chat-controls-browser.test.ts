@@ -254,7 +254,9 @@ describe.runIf(RUN_BROWSER_TESTS)('chat controls in headless Chromium', () => {
   });
 
   it('copies a message, keeps Shift+Enter as a new line, swipes with ← →, labels every button and shows keyboard focus', async () => {
-    const reply = await bodyOf(lastReplyRow());
+    // The chat was just opened again (the session switch before): wait until it shows the last reply.
+    const reply = (await messages()).at(-1)?.reply ?? '';
+    await expect.poll(() => bodyOf(lastReplyRow()), POLL).toBe(reply);
     await lastReplyRow().getByTestId('msg-copy').click();
     await expect.poll(() => lastReplyRow().getByTestId('msg-copied').textContent(), POLL).toContain('已复制');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(reply);

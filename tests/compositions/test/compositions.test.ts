@@ -155,7 +155,7 @@ describe('+ lorebook', () => {
   it('the plugin-lorebook README example selects entries and the assembler places them around the character', async () => {
     const { stdout } = await project('lorebook').run('lorebook-readme');
     const lines = stdout.trim().split('\n');
-    expect(lines[0]).toBe('0:key 1:constant');
+    expect(lines[0]).toBe('1:constant 0:key');
     expect(lines.slice(2, 5)).toEqual(['Lia keeps the lighthouse on the cliff.', 'Lia is quiet.', 'Storms come from the west and last three days.']);
     expect(lines[5]).toContain('"reason":"key","key":"storm"');
   });
