@@ -69,6 +69,8 @@ export async function startWebServer(demo: Demo, options: WebServerOptions = {})
     url: `http://${shownHost}:${address.port}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        // Closing twice (a shutdown signal after a test's or an app's own close) is not an error.
+        if (!server.listening) return resolve();
         server.close((error) => (error ? reject(error) : resolve()));
         // Server-sent event streams would keep close() waiting forever.
         server.closeAllConnections();

@@ -54,9 +54,28 @@ export function playTurn(sessionId: string, text: string, handlers: TurnHandlers
  * @param path - the route
  * @param body - its JSON body
  * @returns the final result
- * @throws {ApiFailure} on a 4xx answer or an `error` event; the fetch's AbortError when `signal` aborts
+ * @throws {ApiFailure} on a 4xx answer or an `error` event, `CONNECTION_LOST` when the connection ends
+ *   before the result; the fetch's AbortError when `signal` aborts
  */
 export async function streamTurn(path: string, body: unknown, handlers: TurnHandlers, signal?: AbortSignal): Promise<TurnResultView> {
+  try {
+    return await readTurnStream(path, body, handlers, signal);
+  } catch (error) {
+    // The browser says only "network error" / "Failed to fetch" when the server stops or the
+    // network drops mid-reply: say what it means for the player's line and reply.
+    if (error instanceof TypeError && !signal?.aborted) throw new ApiFailure(0, CONNECTION_LOST);
+    throw error;
+  }
+}
+
+/** What a turn that lost its connection tells the player (the reply may or may not have been saved). */
+const CONNECTION_LOST: ApiProblem = {
+  code: 'CONNECTION_LOST',
+  message:
+    '与服务器的连接断开了，回复没有写完。你的话已放回输入框；服务器恢复后重新载入聊天，看看回复是否已保存。The connection to the server was lost before the reply was finished. Your line is back in the box; once the server is back, reload the chat to see whether the reply was saved.',
+};
+
+async function readTurnStream(path: string, body: unknown, handlers: TurnHandlers, signal?: AbortSignal): Promise<TurnResultView> {
   const response = await fetch(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
