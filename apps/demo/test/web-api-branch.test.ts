@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectError, freshId, playTurn, streamPost } from './support/api-client.js';
 import { upload } from './support/corpus.js';
@@ -137,5 +139,24 @@ describe('branch from an exchange', () => {
     const result = (await playTurn(fx.server.url, chatId, 'Who are you?')).at(-1);
     expect(result?.event).toBe('result');
     expect(JSON.stringify((result?.data as { prepared?: unknown } | undefined)?.prepared)).toContain('Mira maps the fog for User.');
+  });
+
+  it('a branch that cannot copy its story leaves nothing behind: no session, no story copy, no chat', async () => {
+    const session = freshId('branch-damaged');
+    const storyId = freshId('story-damaged');
+    expect((await api('POST', '/api/stories', { id: storyId, name: 'Damaged later' })).status).toBe(201);
+    expect((await api('PUT', `/api/sessions/${session}/story`, { storyId })).status).toBe(200);
+    await playTurn(fx.server.url, session, '你好。');
+    const [turn] = await messagesOf(session);
+    const storiesBefore = (await api('GET', '/api/stories')).body.stories.length as number;
+    // The story's store record is damaged after the turn: the branch cannot copy it.
+    await writeFile(join(fx.dataDir, 'story-workspaces', storyId, '.troupe', 'record.json'), '{"format": 2}');
+    const to = freshId('branch-left');
+    const branch = await api('POST', `/api/sessions/${session}/turns/${turn?.turnId}/branch`, { to });
+    expectError(branch, 409, 'TREE_CORRUPT');
+    const sessions = (await api('GET', '/api/sessions')).body.sessions as { id: string }[];
+    expect(sessions.map((row) => row.id)).not.toContain(to);
+    expect((await api('GET', '/api/stories')).body.stories.length).toBe(storiesBefore);
+    expect((await api('GET', '/api/chats')).body.chats.map((chat: { id: string }) => chat.id)).not.toContain(to);
   });
 });

@@ -45,7 +45,8 @@ export interface BranchOutcome {
  *    the story's copy).
  * 5. The DIO conversations the branch point had are forked into the new session (a service that
  *    cannot fork leaves a `dio/fork-degraded` event; the branch stands either way).
- * Everything is checked before anything is written: a wrong turn or a taken id writes nothing.
+ * Everything is checked before anything is written: a wrong turn or a taken id writes nothing,
+ * and a step that fails later (a damaged story that cannot be copied) takes back what was made.
  * @param demo - the composed demo
  * @param request - session, exchange and (optionally) the new id
  * @returns the new session with its exchanges, chat and DIO outcome
@@ -68,11 +69,32 @@ export async function branchSession(demo: Demo, request: BranchRequest): Promise
   if ((await log.read(to)).length > 0 || (await demo.library.chats.find(to))) throw new KernelStorageError('SESSION_EXISTS', `Session "${to}" already exists`);
 
   await log.branch(sessionId, point.atEventId, to);
-  await showAsParent(demo, to, point.shown, point.copied);
-  const story = await forkStory(demo, sessionId, to);
-  const branchChat = chat ? await copyChat(demo, chat, to, story.status === 'forked' ? story.workspaceId : chat.storyId) : undefined;
-  const dio = await demo.harness.resolve(DioSessionRequirementsToken).forkForBranch({ parentSessionId: sessionId, sessionId: to, userId: demo.dio.userId, authorization: demo.dio.authorization });
-  return { sessionId: to, exchanges: [...foldCommittedTurns(await log.read(to)).values()], chat: branchChat, story, dio };
+  // What the branch has made so far: a step that fails takes it all back, so a failed branch
+  // leaves no half-made chat behind (a session without its chat record or its story copy).
+  const made: { story?: string; chat?: boolean } = {};
+  try {
+    await showAsParent(demo, to, point.shown, point.copied);
+    const story = await forkStory(demo, sessionId, to);
+    if (story.status === 'forked') made.story = story.workspaceId;
+    const branchChat = chat ? await copyChat(demo, chat, to, story.status === 'forked' ? story.workspaceId : chat.storyId) : undefined;
+    made.chat = branchChat !== undefined;
+    const dio = await demo.harness.resolve(DioSessionRequirementsToken).forkForBranch({ parentSessionId: sessionId, sessionId: to, userId: demo.dio.userId, authorization: demo.dio.authorization });
+    return { sessionId: to, exchanges: [...foldCommittedTurns(await log.read(to)).values()], chat: branchChat, story, dio };
+  } catch (error) {
+    await undoBranch(demo, to, made);
+    throw error;
+  }
+}
+
+// Removes what a failed branch made; the first error stays the one the caller sees.
+async function undoBranch(demo: Demo, sessionId: string, made: { readonly story?: string; readonly chat?: boolean }): Promise<void> {
+  const quietly = (undo: () => Promise<unknown>) => undo().catch(() => undefined);
+  if (made.chat) await quietly(() => demo.library.chats.delete(sessionId));
+  if (made.story !== undefined) {
+    const story = made.story;
+    await quietly(() => demo.storage.trees.delete(story));
+  }
+  await quietly(() => demo.storage.sessions.delete(sessionId));
 }
 
 /** Brings each copied exchange to the step and text the parent shows (swipes and edits made after the cut). */
