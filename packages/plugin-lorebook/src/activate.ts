@@ -245,6 +245,11 @@ export function activateChecked(input: ActivateWorldInfoInput, checked: CheckedI
       const { candidate } = item;
       if (!keptSet.has(candidate)) continue;
       const { entry } = candidate;
+      // ST tries nothing more once the budget is exhausted; those entries matched and lost too.
+      if (exhausted) {
+        reject(candidate.id, 'budget');
+        continue;
+      }
       if (entry.useProbability && entry.probability < 100 && !isSticky(candidate) && !(random() * 100 <= entry.probability)) {
         failedProbability.add(candidate);
         reject(candidate.id, 'probability');
@@ -256,7 +261,7 @@ export function activateChecked(input: ActivateWorldInfoInput, checked: CheckedI
       if (used + tokens >= limit) {
         exhausted = true;
         reject(candidate.id, 'budget');
-        break;
+        continue;
       }
       used += tokens;
       newlyActivated.push(candidate);
@@ -278,10 +283,11 @@ export function activateChecked(input: ActivateWorldInfoInput, checked: CheckedI
         tokens,
       });
     }
-    if (exhausted) break;
-
     const forRecursion = newlyActivated.filter((candidate) => !candidate.entry.preventRecursion);
-    let next = settings.recursive && forRecursion.length > 0;
+    // ST: an exhausted budget ends recursion, but open delay-until-recursion levels are still
+    // scanned (`nextScanState === NONE && availableRecursionDelayLevels.length`); their matches
+    // meet the exhausted budget above.
+    let next = settings.recursive && !exhausted && forRecursion.length > 0;
     if (!next && delayLevels.length > 0) {
       next = true;
       delayLevel = delayLevels.shift() ?? delayLevel;

@@ -28,6 +28,28 @@ describe('token budget', () => {
     expect(result.rejected).toEqual([{ id: 'world.0', reason: 'budget' }]);
   });
 
+  it('entries the budget cut off without trying are rejected too (reason budget), later passes included', () => {
+    // Once the budget is exhausted ST tries nothing more; those entries still matched and lost.
+    const books = [
+      book([
+        { key: ['k'], order: 300, content: 'high' }, // 5 tokens
+        { key: ['k'], order: 200, content: 'far-too-long-entry' }, // 19: exhausts the budget of 10
+        { key: ['k'], order: 100, content: 'x' }, // 2: never tried
+        // ST still scans open delay levels after the budget ran out (level 1 is the first recursion,
+        // which an exhausted budget prevents; level 2 comes after it): a later pass.
+        { key: ['x'], order: 50, delayUntilRecursion: 2, content: 'delayed' },
+        { key: ['nowhere'], order: 40, delayUntilRecursion: 1, content: 'level one' },
+      ]),
+    ];
+    const result = run({ books, input: 'k x', countTokens, settings: { budgetTokens: 10 } });
+    expect(result.entries.map((e) => e.uid)).toEqual(['0']);
+    expect(result.rejected).toEqual([
+      { id: 'world.1', reason: 'budget' },
+      { id: 'world.2', reason: 'budget' },
+      { id: 'world.3', reason: 'budget' },
+    ]);
+  });
+
   it('constant entries are budgeted before keyed ones of higher order', () => {
     const books = [book([{ key: ['k'], order: 900, content: 'keyed entry' }, { constant: true, order: 1, content: 'the constant' }])];
     const result = run({ books, input: 'k', countTokens, settings: { budgetTokens: 15 } });
