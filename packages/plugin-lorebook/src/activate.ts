@@ -245,8 +245,9 @@ export function activateChecked(input: ActivateWorldInfoInput, checked: CheckedI
       const { candidate } = item;
       if (!keptSet.has(candidate)) continue;
       const { entry } = candidate;
-      // ST tries nothing more once the budget is exhausted; those entries matched and lost too.
-      if (exhausted) {
+      // ST tries nothing more once the budget is exhausted but the entries that ignore it; the
+      // others matched and lost (ST: `if (token_budget_overflowed && !entry.ignoreBudget)`).
+      if (exhausted && entry.ignoreBudget !== true) {
         reject(candidate.id, 'budget');
         continue;
       }
@@ -257,8 +258,11 @@ export function activateChecked(input: ActivateWorldInfoInput, checked: CheckedI
       }
       const content = substitute(entry.content);
       const tokens = countTokens(`${content}\n`);
-      // ST stops at the first entry that would reach the budget; later entries are not tried.
-      if (used + tokens >= limit) {
+      // ST stops at the first entry that would reach the budget; later entries are not tried. An
+      // entry that ignores the budget is never checked, but ST adds its content to the pass's text
+      // before the next check (`newContent += …; if (!entry.ignoreBudget && … >= budget)`), so
+      // its tokens count for the entries after it.
+      if (entry.ignoreBudget !== true && used + tokens >= limit) {
         exhausted = true;
         reject(candidate.id, 'budget');
         continue;

@@ -63,6 +63,7 @@ const EntrySchema = z.looseObject({
   cooldown: z.number().int().min(0),
   delay: z.number().int().min(0),
   decorators: z.array(z.string()),
+  ignoreBudget: z.boolean().optional(),
 });
 
 /** A book's outer shape (its entries are checked with {@link EntriesSchema}). */

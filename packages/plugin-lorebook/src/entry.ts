@@ -63,6 +63,11 @@ export interface WorldInfoEntry {
   readonly cooldown: number;
   /** Cannot activate before the chat has this many messages (0 = off). */
   readonly delay: number;
+  /**
+   * Kept once activated even when the budget is exhausted (ST `ignoreBudget`); its tokens still
+   * count toward the budget of the entries after it. Absent = false.
+   */
+  readonly ignoreBudget?: boolean;
   /** `@@activate` / `@@dont_activate` lines found at the start of the content. */
   readonly decorators: readonly string[];
 }

@@ -71,6 +71,7 @@ function toStShape(raw: unknown, index: number): unknown {
     sticky: pick(ext, 'sticky', null),
     cooldown: pick(ext, 'cooldown', null),
     delay: pick(ext, 'delay', null),
+    ignoreBudget: pick(ext, 'ignore_budget', false),
   };
 }
 

@@ -69,6 +69,7 @@ export const StEntrySchema = z.looseObject({
   sticky: looseNumber,
   cooldown: looseNumber,
   delay: looseNumber,
+  ignoreBudget: looseBoolean,
 });
 
 /** An entry as {@link StEntrySchema} outputs it. */
@@ -160,6 +161,7 @@ export function normaliseStEntry(entry: StEntry, fallbackUid: string): { entry: 
       sticky: Math.floor(nonNegative(entry.sticky, 0)),
       cooldown: Math.floor(nonNegative(entry.cooldown, 0)),
       delay: Math.floor(nonNegative(entry.delay, 0)),
+      ignoreBudget: entry.ignoreBudget ?? false,
       decorators,
     },
   };
