@@ -170,6 +170,7 @@ export function activateChecked(input: ActivateWorldInfoInput, checked: CheckedI
   const substitute = substitution.apply;
   const countTokens = input.countTokens ?? estimateTokens;
   const random = seededRandom(input.seed ?? 0);
+  const trigger = input.trigger ?? 'normal';
   const candidates = sortCandidates(input.books, settings, substitution);
   const byId = new Map(candidates.map((candidate) => [candidate.id, candidate.entry] as const));
   // The chat's length counts the current input, as ST's chat already holds the user's message.
@@ -200,6 +201,9 @@ export function activateChecked(input: ActivateWorldInfoInput, checked: CheckedI
       if (activated.has(candidate) || failedProbability.has(candidate)) continue;
       const { entry, id } = candidate;
       if (entry.disabled) continue;
+      // ST: `if (entry.triggers.length > 0 && !entry.triggers.includes(globalScanData.trigger))`,
+      // checked before anything else can activate it (sticky, constant, decorators).
+      if (entry.triggers !== undefined && entry.triggers.length > 0 && !entry.triggers.includes(trigger)) continue;
       const sticky = timed.isActive('sticky', id);
       if (timed.isActive('delay', id)) continue;
       if (timed.isActive('cooldown', id) && !sticky) continue;

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Lorebook } from './entry.js';
 import { LorebookError, describeZodIssues } from './errors.js';
+import { GENERATION_TRIGGERS, type GenerationTrigger } from './generation-trigger.js';
 import { WorldInfoSettingsSchema, type WorldInfoSettings, type WorldInfoSettingsInput } from './settings.js';
 import { EMPTY_STATE, type WorldInfoState, WorldInfoStateSchema } from './timed-effects.js';
 
@@ -31,6 +32,8 @@ export interface ActivateWorldInfoInput {
   readonly substitute?: (text: string) => string;
   /** Token counter for the budget (default `estimateTokens`). */
   readonly countTokens?: (text: string) => number;
+  /** The generation type, for entries with `triggers` (default `normal`). */
+  readonly trigger?: GenerationTrigger;
 }
 
 const EntrySchema = z.looseObject({
@@ -64,6 +67,7 @@ const EntrySchema = z.looseObject({
   delay: z.number().int().min(0),
   decorators: z.array(z.string()),
   ignoreBudget: z.boolean().optional(),
+  triggers: z.array(z.string()).optional(),
 });
 
 /** A book's outer shape (its entries are checked with {@link EntriesSchema}). */
@@ -80,6 +84,7 @@ function isDeeplyFrozen(entries: readonly unknown[]): boolean {
   for (const entry of entries as readonly Record<string, unknown>[]) {
     if (!Object.isFrozen(entry)) return false;
     for (const field of ['keys', 'secondaryKeys', 'groups', 'decorators']) if (!Object.isFrozen(entry[field])) return false;
+    for (const field of ['triggers']) if (entry[field] !== undefined && !Object.isFrozen(entry[field])) return false;
   }
   return true;
 }
@@ -107,6 +112,7 @@ export const InputSchema = z.object({
   state: z.unknown().optional(),
   seed: z.union([z.string(), z.number()]).optional(),
   names: z.object({ user: z.string().optional(), char: z.string().optional() }).optional(),
+  trigger: z.enum(GENERATION_TRIGGERS).optional(),
 });
 
 /** The validated input with defaults applied. */

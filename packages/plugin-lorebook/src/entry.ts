@@ -68,6 +68,11 @@ export interface WorldInfoEntry {
    * count toward the budget of the entries after it. Absent = false.
    */
   readonly ignoreBudget?: boolean;
+  /**
+   * The generation types it may activate on (ST `triggers`: `normal`, `continue`, `impersonate`,
+   * `swipe`, `regenerate`, `quiet`); empty or absent = all. An unknown name matches nothing, as in ST.
+   */
+  readonly triggers?: readonly string[];
   /** `@@activate` / `@@dont_activate` lines found at the start of the content. */
   readonly decorators: readonly string[];
 }

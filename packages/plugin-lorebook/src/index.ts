@@ -4,6 +4,8 @@ export type { ActivatedEntry, ActivationReason, RejectedEntry, RejectionReason, 
 export type { ActivateWorldInfoInput, ScanMessage } from './activation-input.js';
 export type { Lorebook, LorebookScope, SelectiveLogic, WorldInfoEntry, WorldInfoRole } from './entry.js';
 export { LorebookError } from './errors.js';
+export { GENERATION_TRIGGERS, turnTrigger } from './generation-trigger.js';
+export type { GenerationTrigger } from './generation-trigger.js';
 export type { LorebookErrorCode, LorebookIssue } from './errors.js';
 export { LOREBOOK_ACTIVATED_EVENT, LOREBOOK_STATE_EVENT, LOREBOOK_STATE_KEY } from './events.js';
 export type { ActivatedEventData, ActivatedEventEntry } from './events.js';

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { type WorldInfoActivation, activateChecked } from './activate.js';
 import { bookIssues, checkTurnBooks } from './activation-input.js';
 import type { Lorebook } from './entry.js';
+import { turnTrigger } from './generation-trigger.js';
 import { type ActivatedEventData, LOREBOOK_ACTIVATED_EVENT, LOREBOOK_STATE_EVENT, LOREBOOK_STATE_KEY } from './events.js';
 import { type WorldInfoSettings, WorldInfoSettingsSchema, type WorldInfoSettingsInput } from './settings.js';
 import { EMPTY_STATE, type WorldInfoState, WorldInfoStateSchema } from './timed-effects.js';
@@ -137,6 +138,7 @@ async function activateForTurn(config: Config, settings: WorldInfoSettings, ownB
       seed: `${turn.sessionId}:${turn.history.length}`,
       ...(countTokens !== undefined ? { countTokens } : {}),
       ...(names !== undefined ? { names } : {}),
+      trigger: turnTrigger(turn),
     },
     { settings: turnSettings, state },
   );

@@ -72,6 +72,7 @@ function toStShape(raw: unknown, index: number): unknown {
     cooldown: pick(ext, 'cooldown', null),
     delay: pick(ext, 'delay', null),
     ignoreBudget: pick(ext, 'ignore_budget', false),
+    triggers: pick(ext, 'triggers', []),
   };
 }
 

@@ -57,6 +57,7 @@ function freezeEntry(entry: WorldInfoEntry): WorldInfoEntry {
     secondaryKeys: Object.freeze([...entry.secondaryKeys]),
     groups: Object.freeze([...entry.groups]),
     decorators: Object.freeze([...entry.decorators]),
+    triggers: Object.freeze([...(entry.triggers ?? [])]),
   });
 }
 

@@ -70,6 +70,11 @@ export const StEntrySchema = z.looseObject({
   cooldown: looseNumber,
   delay: looseNumber,
   ignoreBudget: looseBoolean,
+  // ST keeps the names as written (`entry.triggers.includes(trigger)`), so they are not checked.
+  triggers: z
+    .union([z.array(z.string()), z.null()])
+    .optional()
+    .transform((value) => value ?? []),
 });
 
 /** An entry as {@link StEntrySchema} outputs it. */
@@ -162,6 +167,7 @@ export function normaliseStEntry(entry: StEntry, fallbackUid: string): { entry: 
       cooldown: Math.floor(nonNegative(entry.cooldown, 0)),
       delay: Math.floor(nonNegative(entry.delay, 0)),
       ignoreBudget: entry.ignoreBudget ?? false,
+      triggers: entry.triggers,
       decorators,
     },
   };
