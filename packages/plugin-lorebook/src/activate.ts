@@ -5,6 +5,7 @@ import type { Lorebook, WorldInfoEntry } from './entry.js';
 import { type GroupLoss, filterInclusionGroups } from './inclusion-groups.js';
 import { keyScore, matchEntryKeys } from './key-logic.js';
 import { ScanBuffer } from './scan-buffer.js';
+import { SCAN_SOURCES, type WorldInfoScanData, inScanOrder } from './scan-sources.js';
 import { seededRandom } from './seeded-random.js';
 import { type WorldInfoSettings, worldInfoBudget } from './settings.js';
 import { TimedEffects, type WorldInfoState } from './timed-effects.js';
@@ -120,6 +121,7 @@ function sortCandidates(books: readonly Lorebook[], settings: WorldInfoSettings,
       secondaryKeys,
       options: { caseSensitive: entry.caseSensitive ?? settings.caseSensitive, matchWholeWords: entry.matchWholeWords ?? settings.matchWholeWords },
       scanDepth: entry.scanDepth ?? settings.scanDepth,
+      sources: inScanOrder(entry.matchSources),
     };
   });
 }
@@ -136,6 +138,12 @@ function scanTexts(input: ActivateWorldInfoInput, settings: WorldInfoSettings): 
     texts.push(line(message.role, message.content, message.name));
   }
   return texts;
+}
+
+// ST scans the card fields with the names put in (getCharacterCardFields runs baseChatReplace).
+function substitutedScanData(scanData: WorldInfoScanData | undefined, substitute: (text: string) => string): WorldInfoScanData {
+  if (scanData === undefined) return {};
+  return Object.fromEntries(SCAN_SOURCES.flatMap((source) => (scanData[source] === undefined || scanData[source] === '' ? [] : [[source, substitute(scanData[source])]])));
 }
 
 /**
@@ -175,7 +183,7 @@ export function activateChecked(input: ActivateWorldInfoInput, checked: CheckedI
   const byId = new Map(candidates.map((candidate) => [candidate.id, candidate.entry] as const));
   // The chat's length counts the current input, as ST's chat already holds the user's message.
   const timed = new TimedEffects(state, input.messages.length + 1, byId);
-  const buffer = new ScanBuffer(scanTexts(input, settings));
+  const buffer = new ScanBuffer(scanTexts(input, settings), substitutedScanData(input.scanData, substitute));
   const limit = worldInfoBudget(settings);
 
   const activated = new Map<Candidate, ActivatedEntry>();
@@ -191,7 +199,7 @@ export function activateChecked(input: ActivateWorldInfoInput, checked: CheckedI
   let pass = 0;
   let used = 0;
   let exhausted = false;
-  const scanOf = (candidate: Candidate) => buffer.get(candidate.scanDepth);
+  const scanOf = (candidate: Candidate) => buffer.get(candidate.scanDepth, candidate.sources);
 
   for (;;) {
     if (settings.maxRecursionSteps > 0 && pass >= settings.maxRecursionSteps) break;

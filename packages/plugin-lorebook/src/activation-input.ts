@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { Lorebook } from './entry.js';
 import { LorebookError, describeZodIssues } from './errors.js';
 import { GENERATION_TRIGGERS, type GenerationTrigger } from './generation-trigger.js';
+import { SCAN_SOURCES, ScanDataSchema, type WorldInfoScanData } from './scan-sources.js';
 import { WorldInfoSettingsSchema, type WorldInfoSettings, type WorldInfoSettingsInput } from './settings.js';
 import { EMPTY_STATE, type WorldInfoState, WorldInfoStateSchema } from './timed-effects.js';
 
@@ -34,6 +35,11 @@ export interface ActivateWorldInfoInput {
   readonly countTokens?: (text: string) => number;
   /** The generation type, for entries with `triggers` (default `normal`). */
   readonly trigger?: GenerationTrigger;
+  /**
+   * The chat's card and persona fields, for entries that match them too (`matchSources`); macros
+   * in them are substituted like keys (ST scans the card fields with the names put in).
+   */
+  readonly scanData?: WorldInfoScanData;
 }
 
 const EntrySchema = z.looseObject({
@@ -68,6 +74,7 @@ const EntrySchema = z.looseObject({
   decorators: z.array(z.string()),
   ignoreBudget: z.boolean().optional(),
   triggers: z.array(z.string()).optional(),
+  matchSources: z.array(z.enum(SCAN_SOURCES)).optional(),
 });
 
 /** A book's outer shape (its entries are checked with {@link EntriesSchema}). */
@@ -84,7 +91,7 @@ function isDeeplyFrozen(entries: readonly unknown[]): boolean {
   for (const entry of entries as readonly Record<string, unknown>[]) {
     if (!Object.isFrozen(entry)) return false;
     for (const field of ['keys', 'secondaryKeys', 'groups', 'decorators']) if (!Object.isFrozen(entry[field])) return false;
-    for (const field of ['triggers']) if (entry[field] !== undefined && !Object.isFrozen(entry[field])) return false;
+    for (const field of ['triggers', 'matchSources']) if (entry[field] !== undefined && !Object.isFrozen(entry[field])) return false;
   }
   return true;
 }
@@ -113,6 +120,7 @@ export const InputSchema = z.object({
   seed: z.union([z.string(), z.number()]).optional(),
   names: z.object({ user: z.string().optional(), char: z.string().optional() }).optional(),
   trigger: z.enum(GENERATION_TRIGGERS).optional(),
+  scanData: ScanDataSchema.optional(),
 });
 
 /** The validated input with defaults applied. */
@@ -152,6 +160,7 @@ const TurnBooksSchema = z.object({
   books: z.array(BookShellSchema).max(100),
   names: z.object({ user: z.string().optional(), char: z.string().optional() }).optional(),
   greeting: z.string().max(1_000_000).optional(),
+  scanData: ScanDataSchema.optional(),
 });
 
 /**
@@ -167,12 +176,12 @@ export function bookIssues(books: readonly unknown[]): { path: PropertyKey[]; me
 }
 
 /**
- * Checks the books (and names and greeting) a turn's book source returned, like {@link checkActivationInput}
+ * Checks the books (and names, greeting and scan data) a turn's book source returned, like {@link checkActivationInput}
  * checks a whole input: the plugin's turn path checks only these, its options were checked at boot.
  * @throws {LorebookError} LOREBOOK_INPUT_INVALID, LOREBOOK_DUPLICATE_BOOK
  */
-export function checkTurnBooks(books: readonly Lorebook[], names: unknown, greeting?: unknown): void {
-  const parsed = TurnBooksSchema.safeParse({ books, ...(names === undefined ? {} : { names }), ...(greeting === undefined ? {} : { greeting }) });
+export function checkTurnBooks(books: readonly Lorebook[], names: unknown, greeting?: unknown, scanData?: unknown): void {
+  const parsed = TurnBooksSchema.safeParse({ books, ...(names === undefined ? {} : { names }), ...(greeting === undefined ? {} : { greeting }), ...(scanData === undefined ? {} : { scanData }) });
   const issues = parsed.success ? entryIssues(books) : parsed.error.issues;
   if (!parsed.success || issues.length > 0) {
     const described = describeZodIssues(issues);

@@ -1,5 +1,6 @@
 import type { Lorebook, WorldInfoEntry } from './entry.js';
 import type { MatchOptions } from './match/match-key.js';
+import type { WorldInfoScanSource } from './scan-sources.js';
 
 /** An entry as one activation handles it: with its book, id and place in the scan order. */
 export interface Candidate {
@@ -16,4 +17,6 @@ export interface Candidate {
   readonly options: MatchOptions;
   /** Scan depth: the entry's own, else the global setting. */
   readonly scanDepth: number;
+  /** Card and persona fields scanned with the chat for this entry, in ST's order. */
+  readonly sources: readonly WorldInfoScanSource[];
 }

@@ -1,4 +1,5 @@
 import type { WorldInfoPosition } from '@troupe/kernel';
+import type { WorldInfoScanSource } from './scan-sources.js';
 
 /**
  * How secondary keys combine with a primary-key match (SillyTavern's `selectiveLogic`):
@@ -73,6 +74,11 @@ export interface WorldInfoEntry {
    * `swipe`, `regenerate`, `quiet`); empty or absent = all. An unknown name matches nothing, as in ST.
    */
   readonly triggers?: readonly string[];
+  /**
+   * Card and persona fields its keys are also matched against, besides the chat (ST's
+   * `matchPersonaDescription`, `matchCharacterDescription`, … flags). Absent = none.
+   */
+  readonly matchSources?: readonly WorldInfoScanSource[];
   /** `@@activate` / `@@dont_activate` lines found at the start of the content. */
   readonly decorators: readonly string[];
 }

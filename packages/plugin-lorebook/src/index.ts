@@ -19,6 +19,8 @@ export type { ImportWorldInfoOptions } from './import/world-info-file.js';
 export { parseRegexKey } from './match/regex-key.js';
 export { lorebookPlugin, LOREBOOK_PLUGIN_NAME } from './plugin.js';
 export type { BookSource, LoreNames, LorebookPluginOptions, TurnBooks } from './plugin.js';
+export { SCAN_SOURCES } from './scan-sources.js';
+export type { WorldInfoScanData, WorldInfoScanSource } from './scan-sources.js';
 export { WorldInfoSettingsSchema, worldInfoBudget } from './settings.js';
 export type { WorldInfoSettings, WorldInfoSettingsInput } from './settings.js';
 export { seededRandom } from './seeded-random.js';

@@ -5,6 +5,7 @@ import { type WorldInfoActivation, activateChecked } from './activate.js';
 import { bookIssues, checkTurnBooks } from './activation-input.js';
 import type { Lorebook } from './entry.js';
 import { turnTrigger } from './generation-trigger.js';
+import type { WorldInfoScanData } from './scan-sources.js';
 import { type ActivatedEventData, LOREBOOK_ACTIVATED_EVENT, LOREBOOK_STATE_EVENT, LOREBOOK_STATE_KEY } from './events.js';
 import { type WorldInfoSettings, WorldInfoSettingsSchema, type WorldInfoSettingsInput } from './settings.js';
 import { EMPTY_STATE, type WorldInfoState, WorldInfoStateSchema } from './timed-effects.js';
@@ -27,6 +28,12 @@ export interface TurnBooks {
    * chat's oldest message, so a greeting that names a key sets the scene from the first reply on.
    */
   readonly greeting?: string;
+  /**
+   * The chat's card and persona fields (ST's `WIGlobalScanData`: persona description, character
+   * description, personality, depth prompt, scenario, creator notes), for entries whose keys are
+   * also matched against them (`matchSources`, ST's `match…` flags).
+   */
+  readonly scanData?: WorldInfoScanData;
 }
 
 /**
@@ -120,8 +127,9 @@ async function activateForTurn(config: Config, settings: WorldInfoSettings, ownB
   const books = Array.isArray(picked) ? (picked as readonly Lorebook[]) : (picked as TurnBooks).books;
   const turnNames = Array.isArray(picked) ? undefined : (picked as TurnBooks).names;
   const greeting = Array.isArray(picked) ? undefined : (picked as TurnBooks).greeting;
+  const scanData = Array.isArray(picked) ? undefined : (picked as TurnBooks).scanData;
   // Books from the app's source are this turn's input; the plugin's own were checked at boot.
-  if (fromSource) checkTurnBooks(books, turnNames, greeting);
+  if (fromSource) checkTurnBooks(books, turnNames, greeting, scanData);
   const names = turnNames ?? config.names;
   if (books.length === 0) return;
   // Checked as it is read from the log; the history is the kernel's.
@@ -139,6 +147,7 @@ async function activateForTurn(config: Config, settings: WorldInfoSettings, ownB
       ...(countTokens !== undefined ? { countTokens } : {}),
       ...(names !== undefined ? { names } : {}),
       trigger: turnTrigger(turn),
+      ...(scanData !== undefined ? { scanData } : {}),
     },
     { settings: turnSettings, state },
   );

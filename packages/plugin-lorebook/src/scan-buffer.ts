@@ -1,5 +1,6 @@
 import { type MatchOptions, matchKey, prepareKey, wordsOf } from './match/match-key.js';
 import { parseRegexKey } from './match/regex-key.js';
+import { SCAN_SOURCES, type WorldInfoScanData, type WorldInfoScanSource } from './scan-sources.js';
 
 /**
  * SillyTavern's `WorldInfoBuffer.get` starts every message (and every recursion text) with this
@@ -94,38 +95,48 @@ export class ScanText {
 const EMPTY = new ScanText([]);
 
 /**
- * What a scan reads (ST's WorldInfoBuffer): the newest messages up to a depth, plus the content
- * of entries activated in earlier passes once recursion has started. One {@link ScanText} per
- * depth in use, so 400 entries with the same scan depth share it.
+ * What a scan reads (ST's WorldInfoBuffer): the newest messages up to a depth, the card and
+ * persona fields an entry asks for, plus the content of entries activated in earlier passes once
+ * recursion has started. One {@link ScanText} per depth and set of fields in use, so 400 entries
+ * with the same scan depth share it.
  */
 export class ScanBuffer {
   /** Messages, newest first. */
   readonly #messages: readonly string[];
+  readonly #scanData: WorldInfoScanData;
   readonly #recursion: string[] = [];
-  readonly #texts = new Map<number, ScanText>();
+  readonly #texts = new Map<string, ScanText>();
 
   /**
    * @param newestFirst - message texts, newest first (the current input at index 0)
+   * @param scanData - the chat's card and persona fields
    */
-  constructor(newestFirst: readonly string[]) {
+  constructor(newestFirst: readonly string[], scanData: WorldInfoScanData = {}) {
     this.#messages = newestFirst.map((message) => message.trim());
+    this.#scanData = scanData;
   }
 
   /**
-   * The text to scan at a depth: the `depth` newest messages, then the recursion texts (ST's
-   * layout: `\x01newest\n\x01older…\n\x01recursion…`). Depth 0
-   * scans nothing at all, as in ST (such an entry only activates as constant, sticky or by
-   * decorator).
+   * The text to scan at a depth: the `depth` newest messages, then the named fields (in ST's
+   * order, empty ones left out), then the recursion texts — ST's layout
+   * `\x01newest\n\x01older…\n\x01field…\n\x01recursion…` (`result += JOINER +
+   * globalScanData.personaDescription`, …). Depth 0 scans nothing at all, the fields neither, as
+   * in ST (`if (depth <= this.#startDepth) return ''`): such an entry only activates as constant,
+   * sticky or by decorator.
    * @param depth - how many messages (capped at 1000)
+   * @param sources - the fields to add, in {@link SCAN_SOURCES} order
    * @returns the scan text
    */
-  get(depth: number): ScanText {
+  get(depth: number, sources: readonly WorldInfoScanSource[] = []): ScanText {
     const capped = Math.min(Math.max(depth, 0), 1000);
     if (capped === 0) return EMPTY;
-    let text = this.#texts.get(capped);
+    const fields = sources.length === 0 ? [] : SCAN_SOURCES.filter((source) => sources.includes(source) && (this.#scanData[source] ?? '') !== '');
+    const key = fields.length === 0 ? String(capped) : `${capped}:${fields.join(',')}`;
+    let text = this.#texts.get(key);
     if (!text) {
-      text = new ScanText([MESSAGE_MARKER + this.#messages.slice(0, capped).join(`\n${MESSAGE_MARKER}`), ...this.#recursion]);
-      this.#texts.set(capped, text);
+      const fieldParts = fields.map((source) => MESSAGE_MARKER + (this.#scanData[source] ?? ''));
+      text = new ScanText([MESSAGE_MARKER + this.#messages.slice(0, capped).join(`\n${MESSAGE_MARKER}`), ...fieldParts, ...this.#recursion]);
+      this.#texts.set(key, text);
     }
     return text;
   }

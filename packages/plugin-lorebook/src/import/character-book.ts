@@ -4,6 +4,7 @@ import { LorebookError, describeZodIssues } from '../errors.js';
 import { collectEntries } from './collect-entries.js';
 import type { LorebookImport, SkippedEntry } from './import-result.js';
 import { parseLorebookJson } from './parse-json.js';
+import { SCAN_SOURCES, SCAN_SOURCE_CARD_FLAGS, SCAN_SOURCE_FLAGS } from '../scan-sources.js';
 
 /** Options of {@link importCharacterBook}. */
 export interface ImportCharacterBookOptions {
@@ -73,6 +74,8 @@ function toStShape(raw: unknown, index: number): unknown {
     delay: pick(ext, 'delay', null),
     ignoreBudget: pick(ext, 'ignore_budget', false),
     triggers: pick(ext, 'triggers', []),
+    // ST's convertCharacterBook: `matchPersonaDescription: entry.extensions?.match_persona_description ?? false`, …
+    ...Object.fromEntries(SCAN_SOURCES.map((source) => [SCAN_SOURCE_FLAGS[source], pick(ext, SCAN_SOURCE_CARD_FLAGS[source], false)])),
   };
 }
 

@@ -58,6 +58,7 @@ function freezeEntry(entry: WorldInfoEntry): WorldInfoEntry {
     groups: Object.freeze([...entry.groups]),
     decorators: Object.freeze([...entry.decorators]),
     triggers: Object.freeze([...(entry.triggers ?? [])]),
+    matchSources: Object.freeze([...(entry.matchSources ?? [])]),
   });
 }
 

@@ -1,6 +1,7 @@
 import type { WorldInfoPosition } from '@troupe/kernel';
 import * as z from 'zod';
 import type { SelectiveLogic, WorldInfoEntry, WorldInfoRole } from '../entry.js';
+import { SCAN_SOURCES, SCAN_SOURCE_FLAGS } from '../scan-sources.js';
 
 /** SillyTavern's default `atDepth` depth. */
 export const DEFAULT_DEPTH = 4;
@@ -75,6 +76,12 @@ export const StEntrySchema = z.looseObject({
     .union([z.array(z.string()), z.null()])
     .optional()
     .transform((value) => value ?? []),
+  matchPersonaDescription: looseBoolean,
+  matchCharacterDescription: looseBoolean,
+  matchCharacterPersonality: looseBoolean,
+  matchCharacterDepthPrompt: looseBoolean,
+  matchScenario: looseBoolean,
+  matchCreatorNotes: looseBoolean,
 });
 
 /** An entry as {@link StEntrySchema} outputs it. */
@@ -168,6 +175,7 @@ export function normaliseStEntry(entry: StEntry, fallbackUid: string): { entry: 
       delay: Math.floor(nonNegative(entry.delay, 0)),
       ignoreBudget: entry.ignoreBudget ?? false,
       triggers: entry.triggers,
+      matchSources: SCAN_SOURCES.filter((source) => entry[SCAN_SOURCE_FLAGS[source] as keyof StEntry] === true),
       decorators,
     },
   };
