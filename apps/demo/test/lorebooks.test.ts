@@ -85,6 +85,35 @@ describe('lorebooks in the demo', () => {
     expect((await preparedOf(other.body.id, 'Hello.')).map((m) => m.content).join('\n')).not.toContain('ASTROLABE-LORE');
   });
 
+  it("entries that match the card's and persona's fields see them (SillyTavern's match flags), with the names put in", async () => {
+    const wren = {
+      spec: 'chara_card_v2',
+      spec_version: '2.0',
+      data: {
+        name: 'Wren',
+        description: '{{char}} is a falconer.',
+        scenario: 'A frozen harbour.',
+        first_mes: 'Hello.',
+        character_book: {
+          entries: [
+            { keys: ['falconer'], content: 'FALCON-LORE', enabled: true, insertion_order: 10, extensions: { match_character_description: true } },
+            { keys: ['harbour'], content: 'HARBOUR-LORE', enabled: true, insertion_order: 10, extensions: { match_scenario: true } },
+            { keys: ['Wren'], content: 'NAME-LORE', enabled: true, insertion_order: 10, extensions: { match_character_description: true } },
+            { keys: ['falconer'], content: 'CHAT-ONLY-LORE', enabled: true, insertion_order: 10 },
+          ],
+        },
+      },
+    };
+    const id = (await upload(fx.server.url, '/api/characters', json(wren), 'wren.json')).body.id;
+    const chat = await api('POST', '/api/chats', { characterId: id });
+    const text = (await preparedOf(chat.body.id, 'Good morning.')).map((m) => m.content).join('\n');
+    expect(text).toContain('FALCON-LORE');
+    expect(text).toContain('HARBOUR-LORE');
+    // `{{char}}` in the description is the card's name when scanned.
+    expect(text).toContain('NAME-LORE');
+    expect(text).not.toContain('CHAT-ONLY-LORE');
+  });
+
   it('a deleted book is left out of later turns and shown as missing', async () => {
     const other = await upload(fx.server.url, '/api/lorebooks', json({ entries: { '0': { uid: 0, key: ['lantern'], content: 'LANTERN-LORE' } } }), 'Lanterns.json');
     await api('PUT', '/api/sessions/lore-b/lorebooks', { lorebookIds: [other.body.id] });
