@@ -35,9 +35,10 @@ export interface StoryDraft {
 /**
  * Where an activated world-info entry goes, in SillyTavern's terms: before / after the character
  * definitions (`worldInfoBefore` / `worldInfoAfter`), around the author's note, around the
- * example messages, or inside the chat at a depth (counted from the newest message).
+ * example messages, inside the chat at a depth (counted from the newest message), or into a named
+ * outlet (`outlet`) that a prompt shows with `{{outlet::name}}` and that goes nowhere else.
  */
-export type WorldInfoPosition = 'before' | 'after' | 'authorsNoteTop' | 'authorsNoteBottom' | 'examplesTop' | 'examplesBottom' | 'atDepth';
+export type WorldInfoPosition = 'before' | 'after' | 'authorsNoteTop' | 'authorsNoteBottom' | 'examplesTop' | 'examplesBottom' | 'atDepth' | 'outlet';
 
 /** One world-info entry that activated this turn, ready to be placed (macros not yet expanded). */
 export interface ActivatedWorldInfoEntry {
@@ -57,6 +58,8 @@ export interface ActivatedWorldInfoEntry {
   readonly depth: number;
   /** For `atDepth`: the role of the injected message. */
   readonly role: 'system' | 'user' | 'assistant';
+  /** For `outlet`: the outlet's name (SillyTavern `outletName`), as `{{outlet::name}}` names it. */
+  readonly outletName?: string;
 }
 
 /** The world info activated for one turn, in placement order. */

@@ -111,7 +111,8 @@ export const inputSchema = z.looseObject({
       entries: z.array(
         z.looseObject({
           content: z.string(),
-          position: z.enum(['before', 'after', 'authorsNoteTop', 'authorsNoteBottom', 'examplesTop', 'examplesBottom', 'atDepth']),
+          position: z.enum(['before', 'after', 'authorsNoteTop', 'authorsNoteBottom', 'examplesTop', 'examplesBottom', 'atDepth', 'outlet']),
+          outletName: z.string().optional(),
           depth: z.number().int().min(0),
           role: z.enum(['system', 'user', 'assistant']),
         }),
@@ -310,6 +311,9 @@ export function assembleChecked(input: AssembleInput): AssembleResult {
   if (worldInfo) {
     for (const [name, value] of Object.entries(worldInfo.variables)) variables.set(name, value);
     if (worldInfo.mesExamples !== undefined) env = { ...env, fields: { ...input.fields, mesExamples: worldInfo.mesExamples } };
+    // The prompts' `{{outlet::name}}` read them (entry contents were expanded before: as in ST,
+    // an outlet macro inside world info itself is empty).
+    env = { ...env, outlets: worldInfo.outlets };
   }
   const roleplayAt = prompts.findIndex((prompt) => prompt.name === ROLEPLAY_PROMPT_NAME && prompt.enabled !== false && prompt.marker === undefined);
   let fallbackPlaced = false;

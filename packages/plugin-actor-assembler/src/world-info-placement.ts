@@ -28,6 +28,8 @@ export interface WorldInfoPlan {
   readonly examplesBottom: readonly string[];
   /** In-chat messages: author's-note entries and `atDepth` entries, one per (depth, role). */
   readonly injections: readonly DepthInjection[];
+  /** Outlet entries by outlet name, joined: what `{{outlet::name}}` shows. */
+  readonly outlets: Readonly<Record<string, string>>;
 }
 
 /**
@@ -36,6 +38,7 @@ export interface WorldInfoPlan {
  * Within one position entries are joined by newlines, as ST does; `atDepth` entries with the same
  * depth and role become one message; author's-note entries (top ones above bottom ones) go at
  * ST's default author's-note depth (4) as a system message, ahead of depth-4 system entries.
+ * Outlet entries go only to their outlet, for `{{outlet::name}}`.
  * @param entries - activated entries in placement order
  * @param expand - macro expansion for entry content
  * @returns the plan
@@ -43,12 +46,25 @@ export interface WorldInfoPlan {
 export function planWorldInfo(entries: readonly ActivatedWorldInfoEntry[], expand: (text: string) => string): WorldInfoPlan {
   const lists = { before: [] as string[], after: [] as string[], authorsNoteTop: [] as string[], authorsNoteBottom: [] as string[], examplesTop: [] as string[], examplesBottom: [] as string[] };
   const depthEntries: { depth: number; role: PromptRole; content: string }[] = [];
+  const outletParts = new Map<string, string[]>();
   for (const entry of entries) {
+    // ST: "has position 'outlet' but no outlet name. Skipping." — it is placed nowhere.
+    if (entry.position === 'outlet' && (entry.outletName ?? '') === '') continue;
     const content = expand(entry.content);
     if (content.trim() === '') continue;
     if (entry.position === 'atDepth') depthEntries.push({ depth: entry.depth, role: entry.role, content });
-    else lists[entry.position].push(content);
+    else if (entry.position === 'outlet') {
+      const name = entry.outletName ?? '';
+      const parts = outletParts.get(name) ?? [];
+      // ST walks the entries by descending order and pushes outlet entries (the other positions
+      // unshift): an outlet reads in reverse placement order, highest order first.
+      parts.unshift(content);
+      outletParts.set(name, parts);
+    } else lists[entry.position].push(content);
   }
+  // ST's script.js: `setExtensionPrompt(inject_ids.CUSTOM_WI_OUTLET(key), value.join('\n'), extension_prompt_types.NONE, 0)`.
+  const outlets: Record<string, string> = Object.create(null);
+  for (const [name, parts] of outletParts) outlets[name] = parts.join('\n');
   const groups = new Map<string, { depth: number; role: PromptRole; parts: string[] }>();
   const add = (depth: number, role: PromptRole, content: string): void => {
     const key = `${depth}:${role}`;
@@ -62,7 +78,7 @@ export function planWorldInfo(entries: readonly ActivatedWorldInfoEntry[], expan
   if (authorsNote.length > 0) add(AUTHORS_NOTE_DEPTH, 'system', authorsNote.join('\n'));
   for (const entry of depthEntries) add(entry.depth, entry.role, entry.content);
   const injections: DepthInjection[] = [...groups.values()].map((group) => ({ depth: group.depth, role: group.role, content: group.parts.join('\n') }));
-  return { before: lists.before.join('\n'), after: lists.after.join('\n'), examplesTop: lists.examplesTop, examplesBottom: lists.examplesBottom, injections };
+  return { before: lists.before.join('\n'), after: lists.after.join('\n'), examplesTop: lists.examplesTop, examplesBottom: lists.examplesBottom, injections, outlets };
 }
 
 /**
@@ -104,6 +120,8 @@ export interface PreparedWorldInfo {
   readonly fallbackBefore: string;
   readonly fallbackAfter: string;
   readonly injections: readonly DepthInjection[];
+  /** Outlet texts by name, for `{{outlet::name}}`. */
+  readonly outlets: Readonly<Record<string, string>>;
   readonly report: WorldInfoPlacementReport;
 }
 
@@ -173,6 +191,7 @@ export function prepareWorldInfo(prompts: readonly PromptEntry[], entries: reado
     fallbackBefore,
     fallbackAfter,
     injections: plan.injections,
+    outlets: plan.outlets,
     report: { before, after: afterPlacement, examples: examplesPlacement, injections: plan.injections.length },
   };
 }

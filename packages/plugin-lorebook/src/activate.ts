@@ -56,7 +56,7 @@ export interface WorldInfoActivation {
   readonly budget: { readonly limit: number; readonly used: number; readonly exhausted: boolean };
 }
 
-const POSITIONS: readonly WorldInfoPosition[] = ['before', 'after', 'authorsNoteTop', 'authorsNoteBottom', 'examplesTop', 'examplesBottom', 'atDepth'];
+const POSITIONS: readonly WorldInfoPosition[] = ['before', 'after', 'authorsNoteTop', 'authorsNoteBottom', 'examplesTop', 'examplesBottom', 'atDepth', 'outlet'];
 
 interface Substitution {
   readonly apply: (text: string) => string;
@@ -291,6 +291,7 @@ export function activateChecked(input: ActivateWorldInfoInput, checked: CheckedI
         order: entry.order,
         depth: entry.depth,
         role: entry.role,
+        ...(entry.position === 'outlet' ? { outletName: entry.outletName ?? '' } : {}),
         reason: item.reason,
         ...(item.key !== undefined ? { key: item.key } : {}),
         ...(item.secondaryKey !== undefined ? { secondaryKey: item.secondaryKey } : {}),

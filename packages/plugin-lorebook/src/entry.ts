@@ -39,6 +39,8 @@ export interface WorldInfoEntry {
   /** For `atDepth`: how many messages from the end (default 4). */
   readonly depth: number;
   readonly role: WorldInfoRole;
+  /** For `outlet`: the outlet's name (ST `outletName`); `{{outlet::name}}` shows the outlet. */
+  readonly outletName?: string;
   /** Never activated by text from other entries (recursion), only by the chat. */
   readonly excludeRecursion: boolean;
   /** Its content is not scanned for further activations. */

@@ -105,7 +105,7 @@ function placeable(activation: WorldInfoActivation): ActivatedWorldInfoEntry[] {
   // The kernel key carries only what placement needs; the why goes to the event.
   return activation.entries
     .filter((entry) => entry.content !== '')
-    .map(({ id, book, uid, comment, content, position, order, depth, role }) => ({ id, book, uid, comment, content, position, order, depth, role }));
+    .map(({ id, book, uid, comment, content, position, order, depth, role, outletName }) => ({ id, book, uid, comment, content, position, order, depth, role, ...(outletName !== undefined ? { outletName } : {}) }));
 }
 
 // The turn's token budget (the kernel's, from the chat's settings) unless the plugin was given a

@@ -73,6 +73,7 @@ function toStShape(raw: unknown, index: number): unknown {
     cooldown: pick(ext, 'cooldown', null),
     delay: pick(ext, 'delay', null),
     ignoreBudget: pick(ext, 'ignore_budget', false),
+    outletName: pick(ext, 'outlet_name', ''),
     triggers: pick(ext, 'triggers', []),
     // ST's convertCharacterBook: `matchPersonaDescription: entry.extensions?.match_persona_description ?? false`, …
     ...Object.fromEntries(SCAN_SOURCES.map((source) => [SCAN_SOURCE_FLAGS[source], pick(ext, SCAN_SOURCE_CARD_FLAGS[source], false)])),

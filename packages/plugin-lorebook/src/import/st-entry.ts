@@ -10,8 +10,8 @@ export const DEFAULT_GROUP_WEIGHT = 100;
 /** Most entries one book may hold. */
 export const MAX_BOOK_ENTRIES = 10_000;
 
-// ST stores positions as numbers (world_info_position).
-const POSITIONS: readonly WorldInfoPosition[] = ['before', 'after', 'authorsNoteTop', 'authorsNoteBottom', 'atDepth', 'examplesTop', 'examplesBottom'];
+// ST stores positions as numbers (world_info_position: … EMBottom 6, outlet 7).
+const POSITIONS: readonly WorldInfoPosition[] = ['before', 'after', 'authorsNoteTop', 'authorsNoteBottom', 'atDepth', 'examplesTop', 'examplesBottom', 'outlet'];
 // ST's world_info_logic: AND_ANY 0, NOT_ALL 1, NOT_ANY 2, AND_ALL 3.
 const LOGIC: readonly SelectiveLogic[] = ['andAny', 'notAll', 'notAny', 'andAll'];
 // ST's extension_prompt_roles: SYSTEM 0, USER 1, ASSISTANT 2.
@@ -71,6 +71,7 @@ export const StEntrySchema = z.looseObject({
   cooldown: looseNumber,
   delay: looseNumber,
   ignoreBudget: looseBoolean,
+  outletName: text,
   // ST keeps the names as written (`entry.triggers.includes(trigger)`), so they are not checked.
   triggers: z
     .union([z.array(z.string()), z.null()])
@@ -174,6 +175,8 @@ export function normaliseStEntry(entry: StEntry, fallbackUid: string): { entry: 
       cooldown: Math.floor(nonNegative(entry.cooldown, 0)),
       delay: Math.floor(nonNegative(entry.delay, 0)),
       ignoreBudget: entry.ignoreBudget ?? false,
+      // Kept as written: ST looks the outlet up by this exact name.
+      ...(position === 'outlet' ? { outletName: entry.outletName } : {}),
       triggers: entry.triggers,
       matchSources: SCAN_SOURCES.filter((source) => entry[SCAN_SOURCE_FLAGS[source] as keyof StEntry] === true),
       decorators,
