@@ -6,7 +6,7 @@ import { type CloseBackgroundOptions, createHarness, defineErrorClass, type Harn
 import { describeError } from '@troupe/kernel/util';
 import { offlineModel } from '@troupe/model-offline';
 import { actorAssemblerPlugin } from '@troupe/plugin-actor-assembler';
-import { dioPlugin } from '@troupe/plugin-dio';
+import { DioSessionRequirementsToken, dioPlugin } from '@troupe/plugin-dio';
 import { lorebookPlugin } from '@troupe/plugin-lorebook';
 import { StoryWorkspaces, storyPlugin } from '@troupe/plugin-story';
 import { demoPreset } from './demo-preset.js';
@@ -96,7 +96,8 @@ export interface Demo {
   dioTargetFor(sessionId: string): Promise<string>;
   /**
    * Finishes every session's committed turn whose postReview work (the story write-back) never
-   * completed because the process died after the commit (call at start-up).
+   * completed because the process died after the commit, and resumes the DIO background work
+   * (a pending submission, a task wait) the last process left unfinished (call at start-up).
    * @returns how many turns were finished
    */
   finishCommittedTurns(): Promise<number>;
@@ -234,11 +235,19 @@ export async function composeDemo(options: DemoOptions = {}): Promise<Demo> {
       },
       finishCommittedTurns: async () => {
         let finished = 0;
+        const dioWork = harness.resolve(DioSessionRequirementsToken);
         for (const sessionId of await storage.sessions.list()) {
           try {
             if (await harness.finishCommittedTurn(sessionId)) finished += 1;
           } catch (error) {
             logger.error('could not finish a committed turn', { sessionId, error: describeError(error) });
+          }
+          try {
+            // A DIO submission or task wait the last process left running goes on now, not at the
+            // session's next turn: the DIO view must not say "processing" for ever.
+            await dioWork.resume({ sessionId, userId: dio.userId, authorization: dio.authorization });
+          } catch (error) {
+            logger.error('could not resume DIO background work', { sessionId, error: describeError(error) });
           }
         }
         return finished;

@@ -1,6 +1,7 @@
 import { abortReason } from '@troupe/kernel/util';
 import { contextKeys, defineContextKey, type TurnContext } from '@troupe/kernel';
 import type { DioPluginConfig } from './config.js';
+import type { DioBackgroundWork } from './background-work.js';
 import type { DioClient } from './dio-client.js';
 import { DIO_EVENTS, failureData } from './events.js';
 import { turnIdentity } from './turn-identity.js';
@@ -15,10 +16,11 @@ const lookupKey = defineContextKey<Promise<void>>('@troupe/plugin-dio/active-pro
  * or degraded. Cancellation propagates and writes nothing.
  * @param client - the DIO client
  * @param config - the plugin config
+ * @param work - the background side: the session's unfinished work is resumed on its next turn
  * @returns the handler
  */
-export function activePromptHandler(client: DioClient, config: DioPluginConfig): (input: string, ctx: TurnContext) => Promise<void> {
-  return (_input, ctx) => ensureActivePromptLookup(ctx, client, config);
+export function activePromptHandler(client: DioClient, config: DioPluginConfig, work: DioBackgroundWork): (input: string, ctx: TurnContext) => Promise<void> {
+  return (_input, ctx) => ensureActivePromptLookup(ctx, client, config, work);
 }
 
 /**
@@ -28,11 +30,16 @@ export function activePromptHandler(client: DioClient, config: DioPluginConfig):
  * @param ctx - the turn context
  * @param client - the DIO client
  * @param config - the plugin config
+ * @param work - the background side (see {@link activePromptHandler})
  * @returns settles when the lookup's outcome is in the context and its event is queued
  */
-export function ensureActivePromptLookup(ctx: TurnContext, client: DioClient, config: DioPluginConfig): Promise<void> {
+export function ensureActivePromptLookup(ctx: TurnContext, client: DioClient, config: DioPluginConfig, work: DioBackgroundWork): Promise<void> {
   let pending = ctx.get(lookupKey);
   if (!pending) {
+    const identity = turnIdentity(ctx, config);
+    // Work a dead process left unfinished (the log says so) goes on at the latest with the
+    // session's next turn, with this player's authorization; it does not hold the turn.
+    if (typeof identity !== 'string') work.resumeOnTurn({ sessionId: ctx.sessionId, userId: identity.userId, authorization: identity.authorization });
     pending = lookupActivePrompt(ctx, client, config);
     ctx.set(lookupKey, pending);
   }

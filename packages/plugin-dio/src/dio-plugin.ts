@@ -1,6 +1,7 @@
 import { type Clock, definePlugin, type Logger, type PluginDefinition, Tokens } from '@troupe/kernel';
 import type { InjectionToken } from '@troupe/kernel/di';
 import { activePromptHandler } from './active-prompt-handler.js';
+import { DioBackgroundWork } from './background-work.js';
 import { type DioPluginConfig, DioPluginConfigSchema, type DioPluginConfigInput } from './config.js';
 import { DioClient } from './dio-client.js';
 import type { FetchLike } from './http-request.js';
@@ -61,11 +62,15 @@ export function dioPlugin(options: DioPluginOptions): PluginDefinition<DioPlugin
       const client = ctx.resolve(DioClientToken);
       ctx.expose(DioClientToken, client);
       // Revoke and branch happen outside turns: the app calls these so the session log records them.
-      ctx.expose(DioSessionRequirementsToken, new DioSessionRequirements(client, ctx.resolve(Tokens.SessionLog), clock ?? ctx.resolve(Tokens.Clock)));
-      ctx.registerTool(scheduleDioTool(client, ctx.config) as never);
+      const sessionLog = ctx.resolve(Tokens.SessionLog);
+      const harnessClock = clock ?? ctx.resolve(Tokens.Clock);
+      // One per harness: it knows which requirements' background work this process runs.
+      const work = new DioBackgroundWork(client, ctx.config, sessionLog, ctx.resolve(Tokens.BackgroundTasks), harnessClock, ctx.logger);
+      ctx.expose(DioSessionRequirementsToken, new DioSessionRequirements(client, sessionLog, harnessClock, work));
+      ctx.registerTool(scheduleDioTool(client, ctx.config, work) as never);
       // Degradation is handled inside (exact event names); `degradable` is only the backstop
       // for the kernel's own hook timeout.
-      ctx.hooks.preActor({ handler: activePromptHandler(client, ctx.config), degradable: true });
+      ctx.hooks.preActor({ handler: activePromptHandler(client, ctx.config, work), degradable: true });
     },
   });
 }

@@ -1,8 +1,9 @@
 import { abortReason } from '@troupe/kernel/util';
-import { type BackgroundTaskContext, type DirectorTool, defineDirectorTool } from '@troupe/kernel';
+import { type DirectorTool, defineDirectorTool } from '@troupe/kernel';
 import * as z from 'zod';
 import type { DioPluginConfig } from './config.js';
 import type { DioAcceptance, DioClient, DioScheduleInput } from './dio-client.js';
+import type { DioBackgroundWork, TaskIds } from './background-work.js';
 import { DIO_EVENTS, failureData } from './events.js';
 import { DioError, isTransient } from './errors.js';
 import { ensureActivePromptLookup } from './active-prompt-handler.js';
@@ -20,9 +21,6 @@ const DESCRIPTION = [
   'a later turn, not to the current reply.',
 ].join(' ');
 
-/** The ids every event of one requirement carries. */
-type TaskIds = Record<'requestId' | 'dioConversationId' | 'taskMessageId' | 'rpConversationId' | 'targetPromptId', string>;
-
 /**
  * Builds the `schedule_dio` director tool: submits the turn's raw player input, queues
  * `dio/scheduled`, and starts the background wait (`dio/task-terminal` or `dio/task-degraded`).
@@ -32,9 +30,10 @@ type TaskIds = Record<'requestId' | 'dioConversationId' | 'taskMessageId' | 'rpC
  * the task's outcome) or `dio/schedule-failed`.
  * @param client - the DIO client
  * @param config - the plugin config
+ * @param work - the background side (also resumes it after a restart)
  * @returns the tool
  */
-export function scheduleDioTool(client: DioClient, config: DioPluginConfig): DirectorTool<Record<string, never>> {
+export function scheduleDioTool(client: DioClient, config: DioPluginConfig, work: DioBackgroundWork): DirectorTool<Record<string, never>> {
   return defineDirectorTool({
     name: SCHEDULE_DIO_TOOL,
     description: DESCRIPTION,
@@ -42,14 +41,18 @@ export function scheduleDioTool(client: DioClient, config: DioPluginConfig): Dir
     oncePerTurn: true,
     execute: async (_parameters, ctx) => {
       const identity = turnIdentity(ctx, config);
+      // Every event of the requirement names it, a refusal included (the view ties it to its turn).
+      let ids: TaskIds | undefined;
       try {
         if (typeof identity === 'string') {
           throw new DioError('DIO_INVALID_REQUEST', `schedule_dio cannot run for this turn (${identity}): ${describeMissingIdentity(identity)}`, {
             operation: 'schedule',
           });
         }
+        const derived = deriveDioIds(identity.rpConversationId, ctx.turnId);
+        ids = { requestId: derived.requestId, dioConversationId: derived.conversationId, taskMessageId: derived.messageId, ...where(identity) };
         // Read the active prompt before submitting: this turn must not pick up its own requirement.
-        await ensureActivePromptLookup(ctx, client, config);
+        await ensureActivePromptLookup(ctx, client, config, work);
         const input: DioScheduleInput = {
           actorTurnRequestId: ctx.turnId,
           userId: identity.userId,
@@ -66,42 +69,40 @@ export function scheduleDioTool(client: DioClient, config: DioPluginConfig): Dir
           acceptance = await client.schedule(input, ctx.signal, { budgetMs: Math.min(config.scheduleTimeoutMs, config.scheduleBudgetMs) });
         } catch (error) {
           if (ctx.signal.aborted || !isTransient(error)) throw error;
-          // Down or slow: the turn goes on; submitting continues in the background.
-          const derived = deriveDioIds(identity.rpConversationId, ctx.turnId);
-          const ids: TaskIds = { requestId: derived.requestId, dioConversationId: derived.conversationId, taskMessageId: derived.messageId, ...where(identity) };
-          ctx.events.append(DIO_EVENTS.schedulePending, { ...ids, userId: identity.userId, ...failureData(error) });
-          const remainingMs = config.scheduleBudgetMs - (ctx.clock.now() - started);
-          ctx.startBackground('dio-schedule', async (task) => {
-            let accepted: DioAcceptance;
-            try {
-              if (remainingMs <= 0) throw error;
-              accepted = await client.schedule(input, task.signal, { budgetMs: remainingMs });
-            } catch (failure) {
-              if (task.signal.aborted) throw abortReason(task.signal);
-              await task.appendEvents([{ type: DIO_EVENTS.scheduleFailed, data: { ...ids, ...failureData(failure) } }]);
-              return;
-            }
-            await task.appendEvents([{ type: DIO_EVENTS.scheduled, data: { ...ids, userId: identity.userId, appliesFrom: accepted.appliesFrom } }]);
-            await waitForTask(client, config, identity, ids, task);
+          // Down or slow: the turn goes on; submitting continues in the background. The event
+          // records what a later process needs to resume it (language, the budget's end): the
+          // text itself is the turn's committed input.
+          const pendingIds = ids;
+          const deadline = started + config.scheduleBudgetMs;
+          const lastFailure = failureData(error);
+          ctx.events.append(DIO_EVENTS.schedulePending, {
+            ...pendingIds,
+            userId: identity.userId,
+            language: identity.language,
+            retryUntil: new Date(deadline).toISOString(),
+            ...lastFailure,
           });
+          work.claim(ctx.sessionId, pendingIds.requestId);
+          ctx.startBackground('dio-schedule', (task) => work.submit(task, input, pendingIds, deadline - task.clock.now(), lastFailure));
           return {
             accepted: false,
             pending: true,
             note: 'The DIO service did not answer in time; the requirement is being submitted in the background and applies from a later turn once accepted. Do not tell the player it is already in effect.',
           };
         }
-        const ids: TaskIds = {
+        const accepted: TaskIds = {
           requestId: acceptance.requestId,
           dioConversationId: acceptance.dioConversationId,
           taskMessageId: acceptance.taskMessageId,
           ...where(identity),
         };
-        ctx.events.append(DIO_EVENTS.scheduled, { ...ids, userId: identity.userId, appliesFrom: acceptance.appliesFrom });
-        ctx.startBackground('dio-wait', (task) => waitForTask(client, config, identity, ids, task));
+        ctx.events.append(DIO_EVENTS.scheduled, { ...accepted, userId: identity.userId, appliesFrom: acceptance.appliesFrom });
+        work.claim(ctx.sessionId, accepted.requestId);
+        ctx.startBackground('dio-wait', (task) => work.wait(task, identity, accepted));
         return { ...acceptance, note: 'The requirement was submitted; it applies from a later turn. Do not tell the player it is already in effect.' };
       } catch (error) {
         if (ctx.signal.aborted) throw abortReason(ctx.signal);
-        ctx.events.append(DIO_EVENTS.scheduleFailed, failureData(error));
+        ctx.events.append(DIO_EVENTS.scheduleFailed, { ...ids, ...failureData(error) });
         throw error;
       }
     },
@@ -110,21 +111,4 @@ export function scheduleDioTool(client: DioClient, config: DioPluginConfig): Dir
 
 function where(identity: DioTurnIdentity): { rpConversationId: string; targetPromptId: string } {
   return { rpConversationId: identity.rpConversationId, targetPromptId: identity.targetPromptId };
-}
-
-// The background wait for an accepted task: its terminal status, or why the wait gave up.
-async function waitForTask(client: DioClient, config: DioPluginConfig, identity: DioTurnIdentity, ids: TaskIds, task: BackgroundTaskContext): Promise<void> {
-  try {
-    const terminal = await client.waitForTerminal(ids.requestId, {
-      signal: task.signal,
-      budgetMs: config.waitBudgetMs,
-      intervalMs: config.pollIntervalMs,
-      ...(identity.authorization === undefined ? {} : { userAuthorization: identity.authorization }),
-    });
-    await task.appendEvents([{ type: DIO_EVENTS.taskTerminal, data: { ...ids, ...terminal } }]);
-  } catch (error) {
-    // A cancelled wait (turn aborted, harness closed) records nothing.
-    if (task.signal.aborted) throw abortReason(task.signal);
-    await task.appendEvents([{ type: DIO_EVENTS.taskDegraded, data: { ...ids, ...failureData(error) } }]);
-  }
 }

@@ -1,5 +1,6 @@
 import type { Clock, SessionEvent, SessionLog } from '@troupe/kernel';
 import type { InjectionToken } from '@troupe/kernel/di';
+import type { DioBackgroundWork, ResumedDioWork } from './background-work.js';
 import type { DioClient } from './dio-client.js';
 import { DioError } from './errors.js';
 import { DIO_EVENTS, failureData } from './events.js';
@@ -53,16 +54,32 @@ export class DioSessionRequirements {
   readonly #client: DioClient;
   readonly #sessionLog: SessionLog;
   readonly #clock: Clock;
+  readonly #work: DioBackgroundWork | undefined;
 
   /**
    * @param client - the plugin's DIO client
    * @param sessionLog - the harness's session log
    * @param clock - times the events
+   * @param work - the plugin's background work (for {@link resume})
    */
-  constructor(client: DioClient, sessionLog: SessionLog, clock: Clock) {
+  constructor(client: DioClient, sessionLog: SessionLog, clock: Clock, work?: DioBackgroundWork) {
     this.#client = client;
     this.#sessionLog = sessionLog;
     this.#clock = clock;
+    this.#work = work;
+  }
+
+  /**
+   * Resumes the session's DIO background work that a stopped or killed process left unfinished
+   * (apps call it for every session at start-up, next to `harness.finishCommittedTurn`; a session's
+   * next turn does it anyway): a pending submission is retried for the rest of `scheduleBudgetMs`,
+   * an accepted task is polled for the rest of `waitBudgetMs`, each ending in its usual event
+   * (`resumed: true`). Exactly once per requirement in this process; only this player's work.
+   * @param input - the session and the acting player (whose authorization is forwarded)
+   * @returns what was started (tracked by the harness: `close()` drains or aborts it)
+   */
+  async resume(input: DioActor & { readonly sessionId: string }): Promise<ResumedDioWork[]> {
+    return this.#work ? this.#work.resume(input) : [];
   }
 
   /**
