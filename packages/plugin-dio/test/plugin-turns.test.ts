@@ -140,10 +140,17 @@ describe('dioPlugin over two turns', () => {
       sessionLog: new MemorySessionLog(),
       scenario: { preActorDirector: true },
     });
-    const result = await harness.runTurn({ sessionId: 's1', text: REQUIREMENT, userId: 'u1' });
+    const result = await harness.runTurn({ sessionId: 's1', turnId: 'turn-x', text: REQUIREMENT, userId: 'u1' });
     expect(result.reply).toBe('ok');
     expect(dioTypes(result.events)).toEqual(['dio/active-prompt-none', 'dio/schedule-failed']);
-    expect(result.events.find((event) => event.type === 'dio/schedule-failed')?.data).toMatchObject({ code: 'DIO_HTTP_PERMANENT', status: 400 });
+    // The refusal names the requirement, as every other event of it does (the DIO view ties it to its turn).
+    expect(result.events.find((event) => event.type === 'dio/schedule-failed')?.data).toMatchObject({
+      code: 'DIO_HTTP_PERMANENT',
+      status: 400,
+      requestId: 'turn-x:dio',
+      dioConversationId: 'dio_s1',
+      targetPromptId: 'lia',
+    });
     expect(harness.backgroundTasks).toBe(0);
   });
 

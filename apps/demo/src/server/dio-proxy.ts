@@ -19,6 +19,7 @@ export type Requirement = z.output<typeof RequirementSchema>;
 const RequirementsSchema = z.object({ requirements: z.array(RequirementSchema) });
 const ServiceErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
+/** Default timeout of one call to the service. */
 const TIMEOUT_MS = 5_000;
 
 /**
@@ -28,15 +29,18 @@ const TIMEOUT_MS = 5_000;
 export class DioProxy {
   readonly #dio: DemoDio;
   readonly #client: DioClient;
+  readonly #timeoutMs: number;
 
   /**
    * @param dio - the demo's DIO connection
+   * @param options - `timeoutMs`: how long one call may take (default 5 s)
    * @throws {DioError} DIO_INVALID_REQUEST when the service URL is not http(s)
    */
-  constructor(dio: DemoDio) {
+  constructor(dio: DemoDio, options: { readonly timeoutMs?: number } = {}) {
     this.#dio = dio;
+    this.#timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
     // The plugin's client validates the answer, recomputes the hash and caps the body size.
-    this.#client = new DioClient(dio.url, TIMEOUT_MS);
+    this.#client = new DioClient(dio.url, this.#timeoutMs);
   }
 
   /**
@@ -66,7 +70,7 @@ export class DioProxy {
    */
   async requirements(conversationId: string, signal?: AbortSignal, targetPromptId = this.#dio.targetPromptId): Promise<Requirement[]> {
     const response = await this.#call('GET', `/v1/director/requirements?${this.#query(conversationId, targetPromptId)}`, signal);
-    return parse(RequirementsSchema, await this.#json(response)).requirements;
+    return parse(RequirementsSchema, await this.#json(response), this.#dio.url).requirements;
   }
 
   #query(conversationId: string, targetPromptId: string): string {
@@ -74,10 +78,11 @@ export class DioProxy {
   }
 
   async #call(method: string, path: string, signal: AbortSignal = new AbortController().signal): Promise<Response> {
-    const unavailable = (cause?: unknown) => new ApiError(502, 'DIO_UNAVAILABLE', `The DIO service at ${this.#dio.url} did not answer`, cause === undefined ? {} : { cause });
+    const unavailable = (cause?: unknown) => new ApiError(502, 'DIO_UNAVAILABLE', `The DIO service at ${this.#dio.url} did not answer${cause instanceof Error ? ` (${cause.message})` : ''}`, cause === undefined ? {} : { cause });
+    const timeoutMs = this.#timeoutMs;
     try {
       // The kernel's one deadline helper: the request's signal follows the caller's and aborts at the limit.
-      return await runWithin(systemClock, TIMEOUT_MS, signal, () => unavailable(new DOMException(`no answer within ${TIMEOUT_MS} ms`, 'TimeoutError')), (requestSignal) =>
+      return await runWithin(systemClock, timeoutMs, signal, () => unavailable(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), (requestSignal) =>
         fetch(`${this.#dio.url}${path}`, {
           method,
           headers: { authorization: this.#dio.authorization, accept: 'application/json' },
@@ -107,7 +112,7 @@ export class DioProxy {
       const status = response.status === 401 || response.status === 403 ? 502 : (response.status as 400 | 404 | 409);
       throw new ApiError(status, error.data.error.code, error.data.error.message);
     }
-    throw new ApiError(502, 'DIO_UNAVAILABLE', `The DIO service answered HTTP ${response.status}`);
+    throw new ApiError(502, 'DIO_UNAVAILABLE', `The DIO service at ${this.#dio.url} answered HTTP ${response.status}`);
   }
 }
 
@@ -128,14 +133,14 @@ export async function readCapped(response: Response, maxBytes: number): Promise<
 function fromDioError(error: unknown, url: string): unknown {
   if (!DioError.isInstance(error)) return error;
   if (error.code === 'DIO_INVALID_RESPONSE' || error.code === 'DIO_HASH_MISMATCH' || error.code === 'DIO_IDENTITY_MISMATCH') {
-    return new ApiError(502, 'DIO_INVALID_RESPONSE', `The DIO service's active prompt was refused: ${error.message}`, { cause: error });
+    return new ApiError(502, 'DIO_INVALID_RESPONSE', `The active prompt from the DIO service at ${url} was refused: ${error.message}`, { cause: error });
   }
   return new ApiError(502, 'DIO_UNAVAILABLE', `The DIO service at ${url} did not answer properly: ${error.message}`, { cause: error });
 }
 
 // A malformed answer is the service's fault, not the player's: 502, never 400.
-function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+function parse<S extends z.ZodType>(schema: S, body: unknown, url: string): z.output<S> {
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new ApiError(502, 'DIO_INVALID_RESPONSE', `The DIO service answered in an unexpected format (${formatIssues(parsed.error, { root: 'body' })})`);
+  if (!parsed.success) throw new ApiError(502, 'DIO_INVALID_RESPONSE', `The DIO service at ${url} answered in an unexpected format (${formatIssues(parsed.error, { root: 'body' })})`);
   return parsed.data;
 }

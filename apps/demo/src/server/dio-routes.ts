@@ -4,6 +4,7 @@ import type { Demo } from '../compose.js';
 import { DioProxy } from './dio-proxy.js';
 import { DioError, DioSessionRequirementsToken } from '@troupe/plugin-dio';
 import { ApiError } from './api-error.js';
+import type { ApiProblem } from '../wire/api-problem.js';
 import type { DioView } from '../wire/dio.js';
 import { dioChanges, latestDioLookup, latestDioTask } from './dio-view.js';
 import { param, RequirementIdSchema, SessionIdSchema } from './validation.js';
@@ -19,7 +20,8 @@ import { param, RequirementIdSchema, SessionIdSchema } from './validation.js';
  */
 export function dioRoutes(demo: Demo): Hono {
   const app = new Hono();
-  const proxy = new DioProxy(demo.dio);
+  // The view is polled while open: a slow service may hold it about as long as a turn's lookup, not 5 s.
+  const proxy = new DioProxy(demo.dio, { timeoutMs: VIEW_TIMEOUT_MS });
   const sessionId = (c: Context) => param(c, 'sessionId', SessionIdSchema);
 
   app.get('/:sessionId/dio', async (c) => {
@@ -28,17 +30,20 @@ export function dioRoutes(demo: Demo): Hono {
     const targetPromptId = await demo.dioTargetFor(id);
     const [events, activePrompt, requirements] = await Promise.all([
       demo.storage.sessions.read(id),
-      proxy.activePrompt(id, signal, targetPromptId),
-      proxy.requirements(id, signal, targetPromptId),
+      askService(() => proxy.activePrompt(id, signal, targetPromptId), signal),
+      askService(() => proxy.requirements(id, signal, targetPromptId), signal),
     ]);
+    // What the session log knows stands on its own; the service's part says whether it answered.
+    const failure = activePrompt.error ?? requirements.error;
     return c.json({
       sessionId: id,
       targetPromptId,
-      activePrompt,
+      activePrompt: activePrompt.value ?? null,
       task: latestDioTask(events),
       lastLookup: latestDioLookup(events),
-      requirements,
+      requirements: requirements.value ?? [],
       changes: dioChanges(events),
+      service: failure ? { reachable: false, error: failure } : { reachable: true },
     } satisfies DioView);
   });
 
@@ -59,6 +64,20 @@ export function dioRoutes(demo: Demo): Hono {
   });
 
   return app;
+}
+
+/** How long the view waits for the DIO service (each of its two calls, in parallel). */
+export const VIEW_TIMEOUT_MS = 1_500;
+
+// A service failure becomes the view's `service.error`; a cancelled request and bugs still throw.
+async function askService<T>(call: () => Promise<T>, signal: AbortSignal): Promise<{ value?: T; error?: ApiProblem }> {
+  try {
+    return { value: await call() };
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    if (ApiError.isInstance(error)) return { error: { code: error.code, message: error.message } };
+    throw error;
+  }
 }
 
 // The service's "no such requirement" stays a 404 for the player; anything else is the service's fault (502).

@@ -61,6 +61,16 @@ export interface DioActivePromptView {
   readonly hashVerified: boolean;
 }
 
+/**
+ * Whether the DIO service answered the view's questions. When it did not (down, slow, a malformed
+ * answer, a hash that does not match), `error` says why; the task status still comes from the
+ * session log, and `activePrompt` / `requirements` are then unknown (shown empty).
+ */
+export interface DioServiceStatusView {
+  readonly reachable: boolean;
+  readonly error?: ApiProblem;
+}
+
 /** `GET /api/sessions/:id/dio`: prompt, task, last lookup, requirements and the changes made outside turns. */
 export interface DioView {
   readonly sessionId: string;
@@ -70,4 +80,6 @@ export interface DioView {
   readonly lastLookup: DioLastLookupView | null;
   readonly requirements: readonly DioRequirementView[];
   readonly changes: readonly DioChangeView[];
+  /** Whether the service could be asked (the local status above is there either way). */
+  readonly service: DioServiceStatusView;
 }

@@ -32,7 +32,9 @@ export function DioPanel({ sessionId, turnCount }: { sessionId: string; turnCoun
   const revoke = (requirementId: string) => act(() => api('DELETE', `/api/sessions/${sessionId}/dio/requirements/${encodeURIComponent(requirementId)}`));
 
   if (!view) return <div className="dio-panel muted">{error ?? '载入中… Loading…'}</div>;
-  const { task, activePrompt, requirements, lastLookup, changes } = view;
+  const { task, activePrompt, requirements, lastLookup, changes, service } = view;
+  // Unknown, not empty, while the service cannot be asked: the task status above still holds.
+  const unreachable = service.reachable === false;
   return (
     <div className="dio-panel" data-testid="dio-panel">
       <p className="hint muted">
@@ -41,6 +43,17 @@ export function DioPanel({ sessionId, turnCount }: { sessionId: string; turnCoun
       {error && (
         <p className="error-box" role="alert">
           {error}
+        </p>
+      )}
+      {unreachable && (
+        <p className="error-box" role="status" data-testid="dio-service-unreachable">
+          DIO 服务暂时无法连接，下面的任务状态来自本会话的记录。The DIO service could not be reached; the task status below is this session's own record.
+          {service.error && (
+            <span className="small">
+              {' '}
+              ({service.error.code}: {service.error.message})
+            </span>
+          )}
         </p>
       )}
       <section>
@@ -107,6 +120,10 @@ export function DioPanel({ sessionId, turnCount }: { sessionId: string; turnCoun
               <pre className="readonly">{activePrompt.compiledPrompt}</pre>
             </details>
           </div>
+        ) : unreachable ? (
+          <p className="muted" data-testid="dio-prompt-unknown">
+            服务无法连接，暂不清楚。Unknown while the service cannot be reached.
+          </p>
         ) : (
           <p className="muted" data-testid="dio-no-prompt">
             暂无编译提示；人物使用原始提示。No compiled prompt yet: the character plays its original prompt.
@@ -115,7 +132,9 @@ export function DioPanel({ sessionId, turnCount }: { sessionId: string; turnCoun
       </section>
       <section>
         <h4>生效中的要求 Active requirements</h4>
-        {requirements.length === 0 ? (
+        {unreachable && requirements.length === 0 ? (
+          <p className="muted">服务无法连接，暂不清楚。Unknown while the service cannot be reached.</p>
+        ) : requirements.length === 0 ? (
           <p className="muted">无 none</p>
         ) : (
           <ul className="requirements" data-testid="dio-requirements">
