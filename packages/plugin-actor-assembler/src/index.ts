@@ -7,6 +7,7 @@ export {
   ACTOR_ASSEMBLER_PLUGIN_NAME,
   ASSEMBLY_WARNINGS_EVENT,
   DIO_APPLIED_EVENT,
+  DIO_DROPPED_EVENT,
   splitPreparedHistory,
   UNKNOWN_MACROS_EVENT,
 } from './plugin.js';

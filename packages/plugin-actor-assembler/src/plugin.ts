@@ -17,6 +17,13 @@ import { expandMacros } from './macros.js';
 export const ACTOR_ASSEMBLER_PLUGIN_NAME = '@troupe/plugin-actor-assembler';
 /** Event queued when a DIO compiled prompt was placed (`{rule, identifier}`). */
 export const DIO_APPLIED_EVENT = 'actor-assembler/dio-applied';
+/**
+ * Event queued when the DIO compiled prompt was left out of a turn because the prompt with it does
+ * not fit the chat's token budget (`{reason: 'context-budget', promptTokens, budgetTokens,
+ * contextTokens, responseTokens, compiledPromptCharacters}`): the turn played the normal character
+ * prompt instead of failing. Raise the context size or revoke requirements.
+ */
+export const DIO_DROPPED_EVENT = 'actor-assembler/dio-dropped';
 /** Event queued once per turn that met unknown macros (`{names}`): what the preset relies on that the engine lacks. */
 export const UNKNOWN_MACROS_EVENT = 'actor-assembler/unknown-macros';
 /** Event queued when macros or regex scripts could not run (`{warnings}`); their text was kept. */
@@ -190,7 +197,7 @@ async function assembleTurn(config: ActorAssemblerConfig, preset: Preset, prepar
   };
   // The budget fit assembles several times with shorter histories: every field is checked above.
   const assembleWith = (history: readonly ChatMessage[]) => assembleChecked({ ...turnInput, history });
-  const result = assembleWithinBudget(history, assembleWith, ctx);
+  const result = assembleWithDioFallback(history, turnInput, assembleWith, ctx);
   // The kernel joins the saved reply with what the preset put after the reply being continued.
   if (result.continuationJoin) ctx.set(contextKeys.continuationJoin, result.continuationJoin);
   if (config.globalVariables !== undefined && globalVariables !== undefined && !sameRecord(globalVariables, result.globalVariables)) {
@@ -250,6 +257,36 @@ function assembleWithinBudget(history: readonly ChatMessage[], assembleWith: (hi
   const trimmed = contextTrimmedData(history, fit, budget);
   if (trimmed) ctx.events.append(CONTEXT_TRIMMED_EVENT, trimmed, { ignorable: true });
   return fit.result;
+}
+
+/**
+ * Assembles within the budget; when the prompt does not fit only because of the DIO compiled
+ * prompt, assembles again without it (the preset's own character prompt plays this turn) and
+ * queues {@link DIO_DROPPED_EVENT}: the player's turn never fails because of DIO. Slot-rule errors
+ * are not affected (they are not about size and still fail the turn).
+ */
+function assembleWithDioFallback(
+  history: readonly ChatMessage[],
+  turnInput: Omit<AssembleInput, 'history'>,
+  assembleWith: (history: readonly ChatMessage[]) => AssembleResult,
+  ctx: TurnContext,
+): AssembleResult {
+  try {
+    return assembleWithinBudget(history, assembleWith, ctx);
+  } catch (error) {
+    const compiledPrompt = turnInput.compiledPrompt;
+    if (compiledPrompt === undefined || !AssemblerError.isInstance(error) || error.code !== 'BUDGET_PROMPT_TOO_LONG') throw error;
+    const { compiledPrompt: _dropped, ...withoutDio } = turnInput;
+    // Throws BUDGET_PROMPT_TOO_LONG itself when even the normal prompt does not fit.
+    const result = assembleWithinBudget(history, (shorter) => assembleChecked({ ...withoutDio, history: shorter }), ctx);
+    const { promptTokens, budgetTokens, contextTokens, responseTokens } = (error.details ?? {}) as Record<string, unknown>;
+    ctx.events.append(
+      DIO_DROPPED_EVENT,
+      { reason: 'context-budget', promptTokens, budgetTokens, contextTokens, responseTokens, compiledPromptCharacters: compiledPrompt.length, message: error.message },
+      { ignorable: true },
+    );
+    return result;
+  }
 }
 
 /**

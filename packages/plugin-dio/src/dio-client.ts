@@ -12,6 +12,7 @@ import {
   deriveDioIds,
   type ForkResult,
   ForkResultSchema,
+  MAX_COMPILED_PROMPT_CHARS,
   type RevokeResult,
   RevokeResultSchema,
   ScheduleRequestSchema,
@@ -264,6 +265,13 @@ export class DioClient {
       );
       if (status === 404) return undefined;
       const prompt = parseResponse(ActivePromptSchema, json, 'activePrompt');
+      if (prompt.compiledPrompt.length > MAX_COMPILED_PROMPT_CHARS) {
+        throw new DioError(
+          'DIO_INVALID_RESPONSE',
+          `activePrompt: version ${prompt.versionId} has ${prompt.compiledPrompt.length} characters, more than the ${MAX_COMPILED_PROMPT_CHARS} a compiled character prompt may have; the turn uses the normal character prompt (revoke requirements to shorten it)`,
+          { operation: 'activePrompt' },
+        );
+      }
       const actual = sha256Hex(prompt.compiledPrompt);
       if (actual !== prompt.compiledPromptSha256) {
         throw new DioError('DIO_HASH_MISMATCH', `activePrompt: version ${prompt.versionId} claims SHA-256 ${prompt.compiledPromptSha256}, the text hashes to ${actual}`, {

@@ -21,6 +21,7 @@ export {
   DIO_ID_PATTERN,
   DioUserIdSchema,
   deriveDioIds,
+  MAX_COMPILED_PROMPT_CHARS,
   RevokeResultSchema,
   ScheduleRequestSchema,
   TASK_STATUSES,

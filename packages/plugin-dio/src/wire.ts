@@ -67,6 +67,13 @@ export const ChangesetSchema = z.object({
   removed: z.array(z.object({ id, text: z.string() })).default([]),
 });
 
+/**
+ * The longest compiled prompt the client accepts (characters): what the reference service
+ * (`apps/dio-service`) produces at most. A longer one cannot be a character prompt the actor's
+ * context holds; the lookup refuses it (`DIO_INVALID_RESPONSE`) and the turn plays its normal one.
+ */
+export const MAX_COMPILED_PROMPT_CHARS = 100_000;
+
 /** `200` answer of `GET /v1/director/active-prompt`. */
 export const ActivePromptSchema = z.object({
   versionId: id,

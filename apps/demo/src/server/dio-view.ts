@@ -78,10 +78,13 @@ const LOOKUPS: Readonly<Record<string, DioLastLookupView['outcome']>> = {
   'dio/active-prompt-none': 'none',
   'dio/active-prompt-skipped': 'skipped',
   'dio/active-prompt-degraded': 'degraded',
+  // The lookup applied a prompt, but the actor assembler left it out: it did not fit the context.
+  'actor-assembler/dio-dropped': 'dropped',
 };
 
 /**
- * What the latest turn's active-prompt lookup did (applied a compiled prompt, found none, …).
+ * What the latest turn's active-prompt lookup did (applied a compiled prompt, found none, …), or
+ * `dropped` when the assembler then left the prompt out because it did not fit the context.
  * @param events - the session's events
  * @returns the latest lookup, or `null` before the first turn
  */

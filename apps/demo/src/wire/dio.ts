@@ -20,9 +20,12 @@ export interface DioTaskView {
   readonly finishedAt?: string;
 }
 
-/** The prompt the latest turn applied (from `dio/active-prompt-*`). */
+/**
+ * The prompt the latest turn applied (from `dio/active-prompt-*`); `dropped`: it was found but did
+ * not fit the chat's context, so the turn played the normal character prompt (`actor-assembler/dio-dropped`).
+ */
 export interface DioLastLookupView {
-  readonly outcome: 'applied' | 'none' | 'skipped' | 'degraded';
+  readonly outcome: 'applied' | 'none' | 'skipped' | 'degraded' | 'dropped';
   readonly turnId: string;
   readonly at: string;
   readonly data: unknown;

@@ -21,6 +21,7 @@ const LOOKUP: Readonly<Record<NonNullable<DioView['lastLookup']>['outcome'], str
   none: '还没有编译提示，使用原始人物提示 no compiled prompt yet: the original character prompt',
   skipped: '这个回合不使用 DIO not used this turn (this chat plays without DIO)',
   degraded: '查询失败，使用原始人物提示 the lookup failed: the original character prompt',
+  dropped: '编译提示超出上下文，本回合使用原始人物提示 the compiled prompt did not fit the context: the original character prompt (raise the context size or revoke requirements)',
 };
 
 /** The DIO view: latest task status, the active compiled prompt, and the active requirements with revoke. */
@@ -75,6 +76,12 @@ export function DioPanel({ sessionId, turnCount }: { sessionId: string; turnCoun
         {lastLookup && (
           <p className="small" data-testid="dio-last-lookup">
             最近一回合 Last turn: {LOOKUP[lastLookup.outcome] ?? lastLookup.outcome}
+            {(lastLookup.outcome === 'degraded' || lastLookup.outcome === 'dropped') && typeof (lastLookup.data as { message?: unknown } | null)?.message === 'string' && (
+              <span className="muted" data-testid="dio-last-lookup-reason">
+                {' '}
+                ({(lastLookup.data as { message: string }).message})
+              </span>
+            )}
           </p>
         )}
       </section>
