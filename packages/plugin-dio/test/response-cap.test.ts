@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DioClient, DioError, MAX_RESPONSE_BYTES } from '../src/index.js';
+import { DioClient, DioError, MAX_COMPILED_PROMPT_CHARS, MAX_RESPONSE_BYTES } from '../src/index.js';
 
 const QUERY = { userId: 'user-1', rpConversationId: 'conv-1', targetPromptId: 'lia' };
 const PLANNED = 8 * MAX_RESPONSE_BYTES; // what the server would send if nobody stopped it
@@ -64,16 +64,18 @@ describe('response size cap', () => {
   });
 
   it('still reads a body just under the cap', async () => {
-    const text = 'x'.repeat(MAX_RESPONSE_BYTES - 200);
+    // The prompt itself is held to MAX_COMPILED_PROMPT_CHARS; the bulk of the body is its changeset.
+    const text = 'x'.repeat(MAX_COMPILED_PROMPT_CHARS);
     const { createHash } = await import('node:crypto');
     const body = JSON.stringify({
       versionId: 'v1',
       sourceVersionId: 's1',
-      changeset: { added: [], removed: [] },
+      changeset: { added: [{ id: 'r1', text: 'y'.repeat(MAX_RESPONSE_BYTES - MAX_COMPILED_PROMPT_CHARS - 400) }], removed: [] },
       compiledPrompt: text,
       compiledPromptSha256: createHash('sha256').update(text).digest('hex'),
     });
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_RESPONSE_BYTES);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(MAX_RESPONSE_BYTES - 1_000);
     const url = await listen((response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(body);
