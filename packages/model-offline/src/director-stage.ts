@@ -30,13 +30,47 @@ const ENGLISH_LASTING: readonly RegExp[] = [
   /\bin (?:the )?future,? (?:please|you|always|don'?t|never|call|speak|talk)\b/i,
 ];
 
+// A lasting marker alone is not a requirement (the seed: only an explicit request for a lasting
+// change). The same sentence must also tell the character how to speak or act: a verb of speaking,
+// addressing or behaving, or an imperative.
+const CHINESE_DIRECTIVE =
+  /说话|回答|回复|答复|讲话|用|叫我|叫他|叫她|称呼|提(?:到|起)?|加(?:上|一)|保持|别|不要|不许|不准|不能|少(?:说|讲|写)|多(?:说|讲|写)|语气|口吻|风格|句|写|扮演|表现|记得|记住|称|停止|改掉|温柔|礼貌|简短|简洁|请/u;
+const ENGLISH_DIRECTIVE =
+  /\b(?:please|you|your|don'?t|never|always|stop|speak|talk|answer|reply|respond|use|write|keep|stay|call|end|start|avoid|say|refer|address|act|sound|remember to|be (?:more|less|polite|kind|nice|brief|short|concise|gentle|formal|casual))\b/i;
+// Putting a topic off ("我们以后再聊…", "以后再说") is a plan, not a requirement ("以后再也不要…" is one).
+const CHINESE_POSTPONING = /以后再(?!也)|改天再?|回头再|下次再/u;
+// A story told about others ("从此以后他们…") is narration unless it also addresses the character.
+const CHINESE_NARRATION = /他们|她们|他|她|它们/u;
+const CHINESE_ADDRESSED = /你|您|请|别|不要|不许|不准/u;
+
+// Sentences with their end mark: a lasting marker and its directive must stand in one of them.
+function sentences(text: string): string[] {
+  return text.match(/[^。！!？?；;\n]+[。！!？?；;]*/gu) ?? [];
+}
+
+function isQuestion(sentence: string): boolean {
+  return /[？?]\s*$/u.test(sentence);
+}
+
+function chineseRequirement(sentence: string): boolean {
+  if (!CHINESE_LASTING.some((pattern) => pattern.test(sentence)) || !CHINESE_DIRECTIVE.test(sentence)) return false;
+  if (CHINESE_POSTPONING.test(sentence)) return false;
+  return !CHINESE_NARRATION.test(sentence) || CHINESE_ADDRESSED.test(sentence);
+}
+
+function englishRequirement(sentence: string): boolean {
+  return ENGLISH_LASTING.some((pattern) => pattern.test(sentence)) && ENGLISH_DIRECTIVE.test(sentence);
+}
+
 /**
- * True when `text` states a requirement meant to hold for later turns ("从现在起…", "from now
- * on…", "always…", "stop …-ing"), as opposed to a one-off message.
+ * True when `text` explicitly asks for a change meant to hold for later turns: a sentence with a
+ * lasting marker ("从现在起…", "from now on…", "always…", "stop …-ing") that also tells the
+ * character how to speak or act, and is not a question. A question ("你以后会离开灯塔吗？"), a
+ * plan ("我们以后再聊"), or a story ("从此以后他们再也没见过面") is a one-off message.
  * @param text - the player's latest message
  */
 export function statesLastingRequirement(text: string): boolean {
-  return CHINESE_LASTING.some((pattern) => pattern.test(text)) || ENGLISH_LASTING.some((pattern) => pattern.test(text));
+  return sentences(text).some((sentence) => !isQuestion(sentence) && (chineseRequirement(sentence) || englishRequirement(sentence)));
 }
 
 /**

@@ -22,6 +22,9 @@ const lasting = [
   'Every time you reply, end with a question.',
   'You must always stay in character.',
   'Going forward, keep your answers short.',
+  '从现在起莉娅都用短句回答，少用比喻。',
+  '从此以后不要再叫我少爷。',
+  'From now on, call me Captain.',
 ];
 
 const oneOff = [
@@ -36,6 +39,15 @@ const oneOff = [
   'Tell me about the castle.',
   'Every time we meet, it rains.',
   'The bus stopped near the old bridge.',
+  // A lasting marker alone is not a requirement: a question, a plan, a story (QA, t10-oneoff).
+  '今后几天的天气会怎样？',
+  '我们以后再聊灯塔的事吧。',
+  '从此以后他们再也没见过面，这个故事你听过吗？',
+  '你以后会离开灯塔吗？',
+  '从此以后他再也不说话了。',
+  '从现在起，你能一直陪着我吗？',
+  'From now on, will you remember my name?',
+  'From now on, things will be different.',
 ];
 
 describe('director stage', () => {
