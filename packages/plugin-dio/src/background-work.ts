@@ -3,6 +3,7 @@ import type { BackgroundTaskContext, BackgroundTaskHandle, BackgroundTaskOwner, 
 import type { DioPluginConfig } from './config.js';
 import type { DioAcceptance, DioClient, DioScheduleInput } from './dio-client.js';
 import { DIO_EVENTS, failureData } from './events.js';
+import { RecentPrompts } from './recent-prompts.js';
 import { UNFINISHED_WORK_EVENT_TYPES, type UnfinishedDioWork, unfinishedDioWork } from './unfinished-work.js';
 
 /** The ids every event of one requirement carries. */
@@ -54,6 +55,8 @@ export class DioBackgroundWork {
   // `<sessionId> <userId>` whose log the turn path has checked already (once per process is enough:
   // everything started later is in `#handled`).
   readonly #checked = new Set<string>();
+  /** The prompts this process's lookups applied lately (a regeneration of a stating turn replays one). */
+  readonly prompts = new RecentPrompts();
 
   /**
    * @param client - the plugin's DIO client
