@@ -3,6 +3,7 @@ import { renderPromptBlocks } from '@troupe/kernel/stage-prompt';
 import { StoryError } from '../errors.js';
 import { clipToTokens } from './clip-text.js';
 import type { StagePromptBudget } from './stage-budget.js';
+import { waterFill } from './water-fill.js';
 
 /**
  * How a block gives way when a stage prompt is over budget: `fixed` never (the player input, the
@@ -110,17 +111,4 @@ function tooLarge(stage: string, budget: StagePromptBudget, tokens: number): Sto
     'STORY_STAGE_PROMPT_TOO_LARGE',
     `${stage}'s prompt needs ${tokens} tokens (${budget.tokenizer}) even with every shrinkable block cut, over its budget of ${budget.promptTokens} (stagePrompt.contextTokens − responseTokens)`,
   );
-}
-
-// Equal shares of `total`, where a part smaller than its share keeps its size and frees the rest.
-function waterFill(sizes: readonly number[], total: number): number[] {
-  const shares = sizes.map(() => 0);
-  const order = sizes.map((_, i) => i).sort((a, b) => sizes[a]! - sizes[b]!);
-  let left = total;
-  order.forEach((i, n) => {
-    const share = Math.floor(left / (order.length - n));
-    shares[i] = Math.min(sizes[i]!, share);
-    left -= shares[i]!;
-  });
-  return shares;
 }

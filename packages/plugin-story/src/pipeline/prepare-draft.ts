@@ -1,5 +1,7 @@
 import { abortReason, DeadlineGroup, describeError, runWithin } from '@troupe/kernel/util';
 import type { ChatMessage } from '@troupe/kernel';
+import { type DraftBudget, draftBudget } from '../budget/draft-budget.js';
+import { type ClippedDraft, fitDrafts } from '../budget/fit-drafts.js';
 import { StoryError } from '../errors.js';
 import { STORY_EVENTS } from '../events.js';
 import { windowDocument } from '../retrieval/document-window.js';
@@ -8,7 +10,7 @@ import type { SourceIndex } from '../retrieval/source-index.js';
 import { capSnippets, type RetrievalLimits, type Snippet } from '../retrieval/snippet.js';
 import { type CharacterProposal, runCharacter } from '../stages/character.js';
 import { type DirectorInput, type DirectorPlan, fallbackPlan, runDirector } from '../stages/director.js';
-import { assembleDrafts, runEditor, type SectionDraft } from '../stages/editor.js';
+import { assembleDrafts, editorMessages, runEditor, type SectionDraft } from '../stages/editor.js';
 import { briefFromSnippets, type ResearchBrief, runResearch } from '../stages/research.js';
 import { runSection } from '../stages/section.js';
 import type { WebSearchProvider } from '../web/web-search.js';
@@ -34,6 +36,8 @@ export interface PrepareDraftInput {
   readonly webSearch?: WebSearchProvider | undefined;
   /** World info activated this turn, as snippets: public material for the research worker only. */
   readonly worldInfo?: readonly Snippet[];
+  /** What the draft may take of the actor's prompt (default: the kernel's default turn budget). */
+  readonly draftBudget?: DraftBudget;
 }
 
 /**
@@ -178,13 +182,46 @@ async function prepareStages(input: PrepareDraftInput): Promise<string> {
   });
   if (drafts.length === 0) throw new StoryError('STORY_NO_SECTIONS', 'Every story section failed, so there is no draft');
 
-  // 6. Editor.
+  // 6. Editor, on drafts that fit both its own prompt and the actor's draft budget (the section
+  // drafts are the editor's fallback, so they must fit the actor too).
+  const limit = input.draftBudget ?? draftBudget(undefined);
+  const fitting = boundDrafts(drafts, env, limit, degrade);
   try {
-    return await runEditor(env, { drafts });
+    return await runEditor(env, { drafts: fitting }, limit);
   } catch (error) {
     degrade('story/editor', 'section-drafts', error);
-    return assembleDrafts(drafts);
+    return assembleDrafts(fitting);
   }
+}
+
+// Section answers are the model's and may be any length: cut to what the editor's prompt and the
+// actor's draft budget take, each cut a visible degradation. A section left with nothing is skipped.
+function boundDrafts(drafts: readonly SectionDraft[], env: StageEnvironment, limit: DraftBudget, degrade: (stage: string, fallback: string, error: unknown, item?: string) => void): readonly SectionDraft[] {
+  const budget = stageBudget(env);
+  const editorRoom = budget.promptTokens - budget.countMessages(editorMessages({ drafts: drafts.map((d) => ({ ...d, text: '' })) }));
+  const byEditor = fitDrafts(drafts, editorRoom, budget.count);
+  const byActor = fitDrafts(byEditor.drafts, limit.tokens, limit.count);
+  const report = (outcome: ClippedDraft, fallback: 'clipped' | 'skipped') =>
+    degrade(
+      'story/section',
+      fallback,
+      new StoryError(
+        'STORY_STAGE_OUTPUT_TOO_LARGE',
+        `The "${outcome.title}" section wrote ≈${outcome.tokens} tokens; the drafts may take ${Math.min(editorRoom, limit.tokens)} (the editor's prompt, and half of the actor's ${limit.promptTokens}-token prompt), so ${fallback === 'clipped' ? `it was cut to its first ≈${outcome.kept}` : 'it was left out'}`,
+      ),
+      outcome.id,
+    );
+  // A section cut twice is reported once: the size it was written at, what it kept in the end.
+  const written = new Map(byEditor.clipped.map((c) => [c.id, c.tokens]));
+  const original = (c: ClippedDraft): ClippedDraft => ({ ...c, tokens: written.get(c.id) ?? c.tokens });
+  const clipped = new Map([...byEditor.clipped, ...byActor.clipped].map((c) => [c.id, original(c)]));
+  for (const dropped of [...byEditor.dropped, ...byActor.dropped]) {
+    clipped.delete(dropped.id);
+    report(original(dropped), 'skipped');
+  }
+  for (const outcome of clipped.values()) report(outcome, 'clipped');
+  if (byActor.drafts.length === 0) throw new StoryError('STORY_DRAFT_TOO_LARGE', `No section draft fits the ${limit.tokens} tokens the actor's prompt leaves the story draft`);
+  return byActor.drafts;
 }
 
 /**

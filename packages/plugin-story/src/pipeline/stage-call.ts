@@ -77,14 +77,18 @@ export interface StageCall {
  * result or a stable failure (`agent-rp/story-stage-result`).
  * @param env - the turn's model, signal, identity and event sink
  * @param call - the stage, item and messages
+ * @param check - the stage's own rules for the trimmed answer, throwing a `StoryError` to reject it
  * @returns the trimmed text
- * @throws {StoryError} STORY_STAGE_PROMPT_TOO_LARGE (over the stage budget; not sent), STORY_STAGE_MODEL_FAILED (the model call failed), STORY_STAGE_EMPTY (blank
+ * @throws {StoryError} whatever `check` throws, STORY_STAGE_PROMPT_TOO_LARGE (over the stage budget; not sent), STORY_STAGE_MODEL_FAILED (the model call failed), STORY_STAGE_EMPTY (blank
  *   answer); the abort reason when cancelled (never recorded as a failure)
  */
-export function callProseStage(env: StageEnvironment, call: StageCall): Promise<string> {
+export function callProseStage(env: StageEnvironment, call: StageCall, check?: (text: string) => void): Promise<string> {
   return runStage(env, call, undefined, (text) => {
     const trimmed = text.trim();
     if (!trimmed) throw new StoryError('STORY_STAGE_EMPTY', `${call.stage} returned no text`);
+    // A stage's own rules (the editor's headings and size) run before its result is recorded,
+    // so a rejected answer is recorded as a failure, not as done.
+    check?.(trimmed);
     return trimmed;
   });
 }

@@ -1,5 +1,6 @@
 import { STORY_STAGES } from '@troupe/kernel/stage-prompt';
 import type { ChatMessage } from '@troupe/kernel';
+import { checkDraftSize, type DraftBudget } from '../budget/draft-budget.js';
 import { StoryError } from '../errors.js';
 import { callProseStage, type StageEnvironment } from '../pipeline/stage-call.js';
 
@@ -56,13 +57,15 @@ export function editorMessages(input: EditorInput): ChatMessage[] {
  * Runs the editor and checks it kept the section headings and their order.
  * @param env - the turn's model, signal, identity and event sink
  * @param input - the scoped input (its type is the cognitive boundary)
+ * @param limit - the turn's draft budget: a longer answer is rejected
  * @returns the edited draft
- * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_EMPTY, STORY_EDITOR_STRUCTURE (headings merged, renamed, reordered, or added to single prose); the abort reason when cancelled (never recorded as a failure)
+ * @throws {StoryError} STORY_STAGE_MODEL_FAILED, STORY_STAGE_EMPTY, STORY_STAGE_OUTPUT_TOO_LARGE (over `limit`), STORY_EDITOR_STRUCTURE (headings merged, renamed, reordered, or added to single prose); the abort reason when cancelled (never recorded as a failure)
  */
-export async function runEditor(env: StageEnvironment, input: EditorInput): Promise<string> {
-  const edited = await callProseStage(env, { stage: STORY_STAGES.editor, messages: editorMessages(input) });
-  checkStructure(edited, input.drafts);
-  return edited;
+export function runEditor(env: StageEnvironment, input: EditorInput, limit?: DraftBudget): Promise<string> {
+  return callProseStage(env, { stage: STORY_STAGES.editor, messages: editorMessages(input) }, (edited) => {
+    checkStructure(edited, input.drafts);
+    if (limit) checkDraftSize(edited, limit, 'STORY_STAGE_OUTPUT_TOO_LARGE', 'The editor');
+  });
 }
 
 /**

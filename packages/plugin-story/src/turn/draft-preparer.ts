@@ -2,6 +2,7 @@ import { contextKeys, type TreeStore, type TurnContext } from '@troupe/kernel';
 import { inject, injectable } from '@troupe/kernel/di';
 import { abortReason, describeError } from '@troupe/kernel/util';
 import * as z from 'zod';
+import { checkDraftSize, draftBudget } from '../budget/draft-budget.js';
 import { StoryError } from '../errors.js';
 import { draftKey, STORY_EVENTS, settleMarker } from '../events.js';
 import { prepareDraft } from '../pipeline/prepare-draft.js';
@@ -80,7 +81,14 @@ export class StoryDraftPreparer {
     // Nearly every turn has nothing to replay: no schema check (and no failed parse) then.
     const prepared = await ctx.events.findLatest({ type: STORY_EVENTS.draftPrepared, key });
     const replay = prepared ? PreparedDraftSchema.safeParse(prepared.data) : undefined;
+    const limit = draftBudget(ctx.get(contextKeys.tokenBudget));
     if (replay?.success) {
+      // Prepared under the budget of its first attempt; the chat's context size may have shrunk since.
+      try {
+        checkDraftSize(replay.data.text, limit, 'STORY_DRAFT_TOO_LARGE', 'The replayed preparation');
+      } catch (error) {
+        return fail('draft', error);
+      }
       ctx.set(contextKeys.storyDraft, replay.data);
       emit(STORY_EVENTS.draftReplayed, { key, workspaceId, revision: snapshot.revision });
       return;
@@ -107,6 +115,7 @@ export class StoryDraftPreparer {
         limits: this.#settings.limits,
         webSearch: this.#webSearch,
         worldInfo: worldInfoSnippets(ctx.get(contextKeys.worldInfo)),
+        draftBudget: limit,
       });
       const draft = { text, workspaceId, revision: snapshot.revision };
       ctx.set(contextKeys.storyDraft, draft);
