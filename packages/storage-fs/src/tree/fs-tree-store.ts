@@ -7,6 +7,7 @@ import { type HeldLock, withFileLock } from '../fs/file-lock.js';
 import { KeyedQueue } from '../fs/keyed-queue.js';
 import { mapLimited } from '../fs/map-limited.js';
 import { readFileBytes } from '../fs/read-file.js';
+import { treeFileText } from './tree-text.js';
 import type { EntryStat, StorageFs } from '../fs/storage-fs.js';
 import { assertWritablePath } from './safe-paths.js';
 import { createTree, deleteTree, listTrees } from './tree-lifecycle.js';
@@ -176,7 +177,8 @@ export class FsTreeStore implements TreeStore {
     const files = await mapLimited(entries, PARALLEL_READS, async ([path, entry]): Promise<ReadFile> => {
       const known = read.get(path) ?? this.#contents.get(layout.treeId, path, entry.signature);
       if (known !== undefined) return { signature: entry.signature, content: known, wasRead: false };
-      return { signature: entry.signature, content: (await readFileBytes(fs, join(layout.dir, path))).toString('utf8'), wasRead: true };
+      const file = join(layout.dir, path);
+      return { signature: entry.signature, content: treeFileText(await readFileBytes(fs, file), file), wasRead: true };
     });
     const { hashes } = this.#state(layout.treeId);
     const byPath = new Map<string, ReadFile>();
@@ -359,7 +361,7 @@ export class FsTreeStore implements TreeStore {
       // Read under the lock right before it is replaced (a player's save is kept), or taken from
       // memory when a fresh stat still vouches for the content there.
       const candidate = this.#contents.has(layout.treeId, MANIFEST_PATH) ? await lstatQuick(this.#options.fs, path) : undefined;
-      current = (candidate?.kind === 'file' ? this.#contents.get(layout.treeId, MANIFEST_PATH, candidate.signature) : undefined) ?? (await readFileBytes(this.#options.fs, path)).toString('utf8');
+      current = (candidate?.kind === 'file' ? this.#contents.get(layout.treeId, MANIFEST_PATH, candidate.signature) : undefined) ?? treeFileText(await readFileBytes(this.#options.fs, path), path);
     }
     const stamped = stampManifestRevision(current, revision);
     if (stamped !== current || planned !== undefined) next.set(MANIFEST_PATH, stamped);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { sha256Hex } from '@troupe/kernel/util';
 import { mapLimited } from '../fs/map-limited.js';
 import { readFileBytes } from '../fs/read-file.js';
+import { treeFileText } from './tree-text.js';
 import { NotSynchronous, noteSyncStats, type QuickStats, quickStats } from '../fs/stat-now.js';
 import type { StorageFs } from '../fs/storage-fs.js';
 import { tempOwner } from '../fs/temp-names.js';
@@ -105,7 +106,8 @@ export async function detectDrift(fs: StorageFs, treeDir: string, record: TreeRe
       files[path] = known;
       continue;
     }
-    const content = (await readFileBytes(fs, join(treeDir, path))).toString('utf8');
+    const file = join(treeDir, path);
+    const content = treeFileText(await readFileBytes(fs, file), file);
     const sha256 = sha256Hex(content);
     read.set(path, content);
     files[path] = { sha256, signature };
