@@ -55,7 +55,10 @@ export async function settleTurn(options: {
   readonly env: StageEnvironment;
   readonly trees: TreeStore;
   readonly workspaceId: string;
-  readonly manifest: StoryManifest;
+  /** The workspace manifest; undefined when it could not be parsed (then `unavailable` says why). */
+  readonly manifest: StoryManifest | undefined;
+  /** Why the continuity worker cannot run (broken manifest, unknown pipeline model): the reply is settled alone. */
+  readonly unavailable?: unknown;
   readonly files: Readonly<Record<string, string>>;
   readonly reply: string;
   readonly step?: number;
@@ -68,7 +71,8 @@ export async function settleTurn(options: {
   const { env, manifest, files, reply } = options;
   const earlier = options.earlier ?? [];
   const marker = settleMarker(env.turnId, options.step ?? 0);
-  const { appends, mode } = await continuityAppends(env, manifest, files, reply);
+  const { appends, mode } =
+    options.unavailable !== undefined || manifest === undefined ? replyOnlyAppends(env, options.unavailable, reply) : await continuityAppends(env, manifest, files, reply);
   if (options.writable) await options.writable;
   if (Object.keys(appends).length === 0 && earlier.length === 0) {
     return { marker, applied: false, revision: -1, mode, files: [] };
@@ -118,10 +122,23 @@ export async function continuityAppends(
     return { appends: appendsFor(result, participantIds), mode: 'full' };
   } catch (error) {
     if (env.signal.aborted) throw abortReason(env.signal);
-    const described = describeError(error);
-    env.emit(STORY_EVENTS.degraded, { stage: 'story/continuity', fallback: 'reply-only', error: { code: described.code ?? 'STORY_STAGE_OUTPUT_INVALID', message: described.message } });
-    return { appends: { [WORKSPACE_FILES.history]: reply }, mode: 'reply-only' };
+    return replyOnlyAppends(env, error, reply);
   }
+}
+
+/**
+ * The seed's fallback when continuity gives nothing usable — its call failed, its output did not
+ * parse, or it could not be called at all: only the visible reply goes to `history.md`, nothing
+ * is guessed for the characters or the proposals. A `story-degraded` event says why.
+ * @param env - the stage environment (its event sink)
+ * @param error - why continuity gave nothing
+ * @param reply - the visible reply
+ * @returns the appends and the mode (never throws)
+ */
+export function replyOnlyAppends(env: StageEnvironment, error: unknown, reply: string): { appends: Record<string, string>; mode: TurnSettlement['mode'] } {
+  const described = describeError(error);
+  env.emit(STORY_EVENTS.degraded, { stage: 'story/continuity', fallback: 'reply-only', error: { code: described.code ?? 'STORY_STAGE_OUTPUT_INVALID', message: described.message } });
+  return { appends: { [WORKSPACE_FILES.history]: reply }, mode: 'reply-only' };
 }
 
 // One revision that removes earlier steps' exact blocks and appends this step's block (unless a

@@ -1,6 +1,5 @@
 import type { CommittingTurn, TreeSettlement, TreeSnapshot, TreeStore, TurnContext } from '@troupe/kernel';
 import { inject, injectable } from '@troupe/kernel/di';
-import { describeError } from '@troupe/kernel/util';
 import * as z from 'zod';
 import { STORY_EVENTS, settleMarker } from '../events.js';
 import { type EarlierSettlement, settleTurn } from '../pipeline/settle-turn.js';
@@ -10,7 +9,8 @@ import { StoryTokens } from '../story-tokens.js';
 import { WORKSPACE_FILES } from '../workspace/layout.js';
 import type { StoryManifest } from '../workspace/manifest.js';
 import { parseManifestForTurn } from '../workspace/manifest-memo.js';
-import { stageEnvironment, storyEmitter, turnWorkspaceKey } from './stage-env.js';
+import { continuityEnvironment } from './continuity-env.js';
+import { storyEmitter, turnWorkspaceKey } from './stage-env.js';
 
 const TurnWorkspaceSchema = z.object({ workspaceId: z.string() });
 
@@ -59,21 +59,33 @@ export class StoryReplySettler {
     const emit = storyEmitter(ctx);
     if (await ctx.events.findLatest({ type: STORY_EVENTS.settled, key: marker })) return;
     const snapshot = await this.#currentSnapshot(workspaceId, ctx.get(turnWorkspaceKey)?.snapshot);
-    let manifest: StoryManifest;
+    // A broken manifest or an unknown pipeline model keeps the continuity worker from running, not
+    // the settlement: the reply still goes to history.md (the seed's fallback), like a failed call.
+    let manifest: StoryManifest | { readonly error: unknown };
     try {
       manifest = parseManifestForTurn(snapshot.files[WORKSPACE_FILES.manifest] ?? '');
     } catch (error) {
-      const described = describeError(error);
-      emit(STORY_EVENTS.degraded, { stage: 'story/continuity', workspaceId, fallback: 'not-settled', error: { code: described.code, message: described.message } });
-      return;
+      manifest = { error };
     }
     // Continuity runs after the reply: only the per-stage timeout bounds it.
-    const env = stageEnvironment(ctx, manifest, Number.POSITIVE_INFINITY, (type, data) => emit(type, data), this.#settings.stagePrompt);
+    const { env, unavailable } = continuityEnvironment(ctx, manifest, (type, data) => emit(type, data), this.#settings.stagePrompt);
     // A first step (nearly every turn) has no earlier settlements to look up.
     const earlier = turn.step > 0 ? await earlierSettlements(ctx, turn.turnId, turn.step) : [];
     const onAppended = (settlement: TreeSettlement, revision: number) => this.#indexes.settled(workspaceId, settlement, revision);
     // Nothing lasting before the commit is stored: it may still fail.
-    const result = await settleTurn({ env, trees: this.#trees, workspaceId, manifest, files: snapshot.files, reply: turn.reply, step: turn.step, earlier, writable: turn.stored, onAppended });
+    const result = await settleTurn({
+      env,
+      trees: this.#trees,
+      workspaceId,
+      manifest: 'error' in manifest ? undefined : manifest,
+      unavailable,
+      files: snapshot.files,
+      reply: turn.reply,
+      step: turn.step,
+      earlier,
+      writable: turn.stored,
+      onAppended,
+    });
     emit(STORY_EVENTS.settled, { workspaceId, ...result }, marker);
   }
 
