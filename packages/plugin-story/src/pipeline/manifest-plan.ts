@@ -34,7 +34,10 @@ export function manifestPlan(manifest: StoryManifest): ManifestPlan {
   if (known && known.sections === manifest.sections && known.sources === manifest.sources) return known.plan;
   const characters = manifest.characters.filter((c) => c.enabled);
   const participants = characters.map((c) => ({ id: c.id, name: c.name }));
-  const names = new Map(manifest.characters.map((c) => [c.id, c.name]));
+  // Only an enabled character takes part in the scene (seed): a section focused on a disabled one
+  // falls back to all participants, as for a deleted one; the manifest keeps the focus for when
+  // the character is enabled again.
+  const names = new Map(characters.map((c) => [c.id, c.name]));
   const entries = orderedEnabledSections(manifest);
   const sections: SectionDefinition[] = (entries.length > 0 ? entries : [IMPLICIT_SECTION]).map((s) => ({
     id: s.id,
