@@ -49,6 +49,14 @@ describe('story workspaces', () => {
     const put = (files: Record<string, string>, baseRevision = 1) => api('PUT', `/api/stories/${id}/files`, { baseRevision, files });
     expectError(await put({ 'manifest.json': '{}' }), 400, 'INVALID_REQUEST');
     expectError(await put({ '../escape.md': 'x' }), 400, 'INVALID_REQUEST');
+    // The route's own message names the path and what is editable (not zod's "Invalid key in record").
+    for (const path of ['../x.md', 'sources/A.md', 'notes.md']) {
+      const refused = await put({ 'outline.md': 'ok', [path]: 'x' });
+      expectError(refused, 400, 'INVALID_REQUEST');
+      expect(refused.body.message).toBe(
+        `files.${path}: not an editable file (manifest.json, outline.md, foreshadowing.md, proposals.md, history.md, characters/<id>/persona.md|knowledge.md, sections/<id>.md, sources/<id>.md)`,
+      );
+    }
     expectError(await put({}), 400, 'INVALID_REQUEST');
     expectError(await put({ 'characters/ghost/persona.md': 'x' }), 404, 'STORY_ITEM_NOT_FOUND');
     expectError(await put({ 'outline.md': 'x' }, 0), 400, 'INVALID_REQUEST');

@@ -32,22 +32,22 @@ export const EDITABLE_FILE_PATTERN = new RegExp(
   `^(?:manifest\\.json|(?:outline|foreshadowing|proposals|history)\\.md|characters/${ITEM}/(?:persona|knowledge)\\.md|sections/${ITEM}\\.md|sources/${ITEM}\\.md)$`,
 );
 
+const NOT_EDITABLE =
+  'not an editable file (manifest.json, outline.md, foreshadowing.md, proposals.md, history.md, characters/<id>/persona.md|knowledge.md, sections/<id>.md, sources/<id>.md)';
+
 /** `PUT /api/stories/:storyId/files` — write some files at once, based on one revision. */
 export const WriteFilesSchema = z
   .object({
     baseRevision: RevisionSchema,
     files: z
-      .record(
-        z
-          .string()
-          .regex(
-            EDITABLE_FILE_PATTERN,
-            'not an editable file (manifest.json, outline.md, foreshadowing.md, proposals.md, history.md, characters/<id>/persona.md|knowledge.md, sections/<id>.md, sources/<id>.md)',
-          ),
-        Markdown,
-      )
+      // The paths are checked below, not by a key schema: zod reports a bad record key only as
+      // "Invalid key in record", and the player needs to know which files can be saved.
+      .record(z.string(), Markdown)
       .refine((files) => Object.keys(files).length > 0, 'give at least one file')
       .superRefine((files, ctx) => {
+        for (const path of Object.keys(files)) {
+          if (!EDITABLE_FILE_PATTERN.test(path)) ctx.addIssue({ code: 'custom', path: [path], message: NOT_EDITABLE });
+        }
         const manifest = files[WORKSPACE_FILES.manifest];
         if (manifest === undefined) return;
         try {
