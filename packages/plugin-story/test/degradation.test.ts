@@ -70,6 +70,14 @@ describe('degradation, exactly per the seed', () => {
     }
   });
 
+  it('a rejected editor answer (changed headings) is recorded as a failed editor result, with the reason', async () => {
+    const { harness } = await storyHarness({ model: storyModel({ 'story/editor': [() => "## Lia's view\n\nX\n\n## Scene\n\nY"] }) });
+    const result = await harness.runTurn({ sessionId: 's1', text: 'go', turnId: 't1' });
+    const editor = result.events.filter((e) => e.type === STORY_EVENTS.stageResult && (e.data as { stage: string }).stage === 'story/editor').map((e) => e.data);
+    expect(editor).toMatchObject([{ ok: false, text: "## Lia's view\n\nX\n\n## Scene\n\nY", error: { code: 'STORY_EDITOR_STRUCTURE', message: expect.stringContaining('expected [Scene, Lia') } }]);
+    expect(degradations(result.events)).toMatchObject([{ stage: 'story/editor', fallback: 'section-drafts', error: { code: 'STORY_EDITOR_STRUCTURE' } }]);
+  });
+
   it('the whole preparation fails → plain character flow, with an event and no draft', async () => {
     const { harness, drafts, model } = await storyHarness({ model: storyModel({ 'story/section': [boom] }) });
     const result = await harness.runTurn({ sessionId: 's1', text: 'go', turnId: 't1' });

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import type { TurnHandlers } from '../api.js';
 import type { TurnResultView } from '../../../src/wire/turn-stream.js';
-import { DIRECTOR_TOOLS_UNAVAILABLE, EVENT_NOTES, TOOLS_UNAVAILABLE_NOTICE, TURN_COMMITTED } from './stage-names.js';
+import { eventNote } from './event-note.js';
+import { DIRECTOR_TOOLS_UNAVAILABLE, TOOLS_UNAVAILABLE_NOTICE, TURN_COMMITTED } from './stage-names.js';
 import type { StageRow } from './StageList.js';
 import { addStage } from './StageList.js';
 import type { PendingReply } from './StreamingExchange.js';
@@ -76,13 +77,13 @@ export function useReplyStream(sessionId: string): ReplyStream {
 
   const handlers: TurnHandlers = {
     onStage: (progress) => setStages((rows) => addStage(rows, progress)),
-    onProgress: (type) => {
+    onProgress: (type, data) => {
       if (type === TURN_COMMITTED) {
         committed.current = true;
         setPending((p) => (p ? { ...p, committed: true } : p));
       }
       if (type === DIRECTOR_TOOLS_UNAVAILABLE) setToolsNotice((shown) => shown ?? TOOLS_UNAVAILABLE_NOTICE);
-      const note = EVENT_NOTES[type];
+      const note = eventNote(type, data);
       if (note) setNotes((list) => [...list, note]);
     },
     onDelta: (delta) => setPending((p) => (p ? { ...p, reply: p.reply + delta } : p)),
