@@ -41,7 +41,7 @@ describe('manifest.json schema', () => {
     expect(fieldOf('{"name":"x","characters":[{"id":"../x","name":"A"}]}')).toBe('characters[0].id');
   });
 
-  it('a broken manifest makes the turn fall back to the plain flow with an event, and the file is never rewritten', async () => {
+  it('a broken manifest makes the turn fall back to the plain flow with an event, settles the reply only, and keeps what the player wrote', async () => {
     const { harness, trees, workspaces, drafts, model } = await storyHarness();
     const raw = await workspaces.readRaw('tale');
     const broken = '{ "name": "Tale", "pipeline": { "maxParallel": "lots" } }';
@@ -54,7 +54,13 @@ describe('manifest.json schema', () => {
     const degraded = result.events.filter((e) => e.type === STORY_EVENTS.degraded).map((e) => e.data);
     expect(degraded[0]).toMatchObject({ stage: 'manifest', fallback: 'plain-character-flow', error: { code: 'STORY_MANIFEST_INVALID', field: 'pipeline.maxParallel' } });
     expect(model.calls.map((c) => c.meta.stage)).toEqual(['actor']);
-    expect((await trees.read('tale')).files['manifest.json']).toBe(storedBroken);
+    // The reply is still settled (reply only), and the manifest keeps every field the player
+    // wrote: only the store's own revision stamp moves, as with any save of the workspace.
+    const after = (await trees.read('tale')).files;
+    expect(after['history.md']).toContain('<!-- troupe:settle story:t1 -->\necho: hi\n');
+    const { revision: _before, ...kept } = JSON.parse(storedBroken ?? '');
+    const { revision: _after, ...now } = JSON.parse(after['manifest.json'] ?? '');
+    expect(now).toEqual(kept);
     await expect(workspaces.read('tale')).rejects.toMatchObject({ code: 'STORY_MANIFEST_INVALID', field: 'pipeline.maxParallel' });
   });
 
