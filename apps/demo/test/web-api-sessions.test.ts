@@ -105,4 +105,36 @@ describe('DIO view', () => {
     expectError(await api('DELETE', `/api/sessions/${session}/dio/requirements/${requirementId}`), 404, 'REQUIREMENT_NOT_FOUND');
     expectError(await api('DELETE', `/api/sessions/${session}/dio/requirements/bad%20id`), 400, 'INVALID_ID');
   });
+
+  it('deleting the exchange that stated a requirement, or editing its line, revokes that requirement: the chat is what is shown', async () => {
+    const stated = async (session: string) => {
+      await playTurn(fx.server.url, session, '你好。');
+      await playTurn(fx.server.url, session, '从现在起莉娅都用短句回答，少用比喻。');
+      return eventually(async () => {
+        const answer = await api('GET', `/api/sessions/${session}/dio`);
+        return answer.body.task?.status === 'succeeded' && answer.body.requirements.length === 1 ? answer.body : undefined;
+      }, 'the requirement to be active');
+    };
+    const messagesOf = async (session: string) => (await api('GET', `/api/sessions/${session}/messages`)).body.messages as { turnId: string }[];
+    const revokedEvents = async (session: string) => ((await api('GET', `/api/sessions/${session}/events`)).body.events as { type: string }[]).filter((e) => e.type === 'dio/requirement-revoked');
+
+    const deleted = freshId('dio-delete');
+    await stated(deleted);
+    const [, stating] = await messagesOf(deleted);
+    const removed = await api('DELETE', `/api/sessions/${deleted}/turns/${stating?.turnId}`);
+    expect(removed.body).toMatchObject({ removed: [stating?.turnId], dio: { revoked: 1 } });
+    expect((await api('GET', `/api/sessions/${deleted}/dio`)).body.requirements).toEqual([]);
+    expect(await revokedEvents(deleted)).toHaveLength(1);
+
+    const edited = freshId('dio-edit');
+    await stated(edited);
+    const [first, line] = await messagesOf(edited);
+    // Editing the reply, or another turn's line, keeps the requirement.
+    expect((await api('PATCH', `/api/sessions/${edited}/turns/${line?.turnId}`, { reply: '好。' })).body.dio).toBeUndefined();
+    expect((await api('PATCH', `/api/sessions/${edited}/turns/${first?.turnId}`, { input: '你好呀。' })).body.dio).toBeUndefined();
+    expect((await api('GET', `/api/sessions/${edited}/dio`)).body.requirements).toHaveLength(1);
+    const changed = await api('PATCH', `/api/sessions/${edited}/turns/${line?.turnId}`, { input: '今天天气不错。' });
+    expect(changed.body).toMatchObject({ turn: { input: '今天天气不错。' }, dio: { revoked: 1 } });
+    expect((await api('GET', `/api/sessions/${edited}/dio`)).body.requirements).toEqual([]);
+  });
 });

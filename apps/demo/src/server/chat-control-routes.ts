@@ -3,6 +3,8 @@ import * as z from 'zod';
 import { branchSession } from '../branch/branch-session.js';
 import type { Demo } from '../compose.js';
 import type { BranchView } from '../wire/chat.js';
+import { revokeRequirementsOf } from './dio-turn-revocations.js';
+import { chatMessages } from './session-view.js';
 import { EditedReplySchema, jsonBody, param, PlayerLineSchema, SessionIdSchema, TurnIdSchema } from './validation.js';
 
 const SelectSchema = z.object({ step: z.int().min(0) }).strict();
@@ -18,7 +20,8 @@ const EditSchema = z.object({ step: z.int().min(0).optional(), input: PlayerLine
  * `{}` or `{to}`) makes a new session holding the chat up to and including that exchange, as shown
  * now (see `branchSession`): 201 with the new `sessionId`, its `messages`, `chatId` (a library
  * chat's copy, else null), `storyId` (its copy of the story workspace, else null) and the `dio`
- * fork outcomes; 409 `SESSION_EXISTS` when `to` is taken.
+ * fork outcomes; 409 `SESSION_EXISTS` when `to` is taken. Deleting turns, or editing a turn's line,
+ * revokes the lasting DIO requirements those lines stated (`dio: {revoked, failed?}` in the answer).
  * @param demo - the composed demo
  * @returns the routes (mounted at `/api/sessions`)
  */
@@ -36,7 +39,11 @@ export function chatControlRoutes(demo: Demo): Hono {
     const sessionId = param(c, 'sessionId', SessionIdSchema);
     const turnId = param(c, 'turnId', TurnIdSchema);
     const edit = await jsonBody(c, EditSchema);
-    return c.json({ sessionId, turn: await demo.harness.editTurn({ sessionId, turnId, ...edit }) });
+    const before = edit.input === undefined ? undefined : chatMessages(await demo.storage.sessions.read(sessionId)).find((message) => message.turnId === turnId)?.input;
+    const turn = await demo.harness.editTurn({ sessionId, turnId, ...edit });
+    // A rewritten line no longer states what it stated: its lasting requirement goes with it.
+    const dio = edit.input !== undefined && before !== undefined && turn.input !== before ? await revokeRequirementsOf(demo, sessionId, [turnId]) : undefined;
+    return c.json({ sessionId, turn, ...(dio === undefined ? {} : { dio }) });
   });
 
   app.post('/:sessionId/turns/:turnId/branch', async (c) => {
@@ -52,7 +59,10 @@ export function chatControlRoutes(demo: Demo): Hono {
   app.delete('/:sessionId/turns/:turnId', async (c) => {
     const sessionId = param(c, 'sessionId', SessionIdSchema);
     const fromTurnId = param(c, 'turnId', TurnIdSchema);
-    return c.json({ sessionId, removed: await demo.harness.removeTurns({ sessionId, fromTurnId }) });
+    const removed = await demo.harness.removeTurns({ sessionId, fromTurnId });
+    // The requirements the deleted lines stated go with them (the chat is what is shown).
+    const dio = await revokeRequirementsOf(demo, sessionId, removed);
+    return c.json({ sessionId, removed, ...(dio === undefined ? {} : { dio }) });
   });
 
   return app;
