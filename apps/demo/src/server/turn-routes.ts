@@ -1,4 +1,5 @@
-import { KernelError, type RunTurnOptions, type TurnResult } from '@troupe/kernel';
+import { randomUUID } from 'node:crypto';
+import { KernelError, type RunTurnOptions, TURN_COMMITTED, type TurnResult } from '@troupe/kernel';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -10,13 +11,31 @@ import { chatMessages } from './session-view.js';
 import { liveEventMessage, type TurnStreamMessage, turnResultView } from './turn-stream.js';
 import { jsonBody, param, PlayerLineSchema, SessionIdSchema, TurnIdSchema } from './validation.js';
 
-const TurnBodySchema = z.object({ text: PlayerLineSchema }).strict();
+// `turnId`: the retry of a turn that failed before its commit (see `freshTurnId`).
+const TurnBodySchema = z.object({ text: PlayerLineSchema, turnId: TurnIdSchema.optional() }).strict();
+
+/**
+ * The id a new turn plays under: the one the player's retry names, or a fresh one. A retry keeps
+ * the failed turn's id so what that turn prepared and logged (a story draft, keyed by turn, step,
+ * workspace and revision) is replayed from the session log instead of being prepared again. A
+ * committed id is refused: the kernel would commit a second step 0 of it in the old turn's place.
+ * @throws {ApiError} TURN_EXISTS (409) for a turn committed in the session, visible or removed
+ */
+async function freshTurnId(demo: Demo, sessionId: string, retried: string | undefined): Promise<string> {
+  if (retried === undefined) return randomUUID();
+  const events = await demo.storage.sessions.read(sessionId);
+  if (events.some((event) => event.type === TURN_COMMITTED && event.turnId === retried)) {
+    throw new ApiError(409, 'TURN_EXISTS', `Turn "${retried}" was already played in session "${sessionId}"; send the line without a turnId to play a new turn`);
+  }
+  return retried;
+}
 
 /**
  * `POST /api/sessions/:sessionId/turns` — plays one turn and streams it as server-sent events:
  * `stage` (story pipeline progress), `progress` (other live events, e.g. `dio/scheduled`),
  * `delta` (reply text as the actor writes it), `reasoning` (a reasoning model's thinking as it
- * arrives), then exactly one `result` or `error`.
+ * arrives), then exactly one `result` or `error` (which names the turn's `turnId`: sending the
+ * same line again with it replays what the failed turn prepared).
  * Closing the connection cancels the turn (nothing is committed).
  * @param demo - the composed demo
  * @param onUnexpected - called with errors that are not the player's fault and the request (for the log)
@@ -27,10 +46,12 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown, request: {
   app.post('/:sessionId/turns', async (c) => {
     // Validate before streaming, so bad input is a plain 4xx JSON answer.
     const sessionId = param(c, 'sessionId', SessionIdSchema);
-    const { text } = await jsonBody(c, TurnBodySchema);
+    const body = await jsonBody(c, TurnBodySchema);
+    // Picked here, not by the kernel, so a failed turn's `error` can name it for the retry.
+    const turnId = await freshTurnId(demo, sessionId, body.turnId);
     // A library chat plays its own character; resolved before streaming so a deleted one is a 404.
-    const input = await demo.turnInputFor(sessionId, text);
-    return streamTurn(c, (options) => demo.harness.runTurn(input, options), onUnexpected);
+    const input = await demo.turnInputFor(sessionId, body.text, { turnId });
+    return streamTurn(c, (options) => demo.harness.runTurn(input, options), onUnexpected, { turnId });
   });
 
   // Regenerate: a new step of the last visible turn, with the same (possibly edited) input.
@@ -57,8 +78,16 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown, request: {
   return app;
 }
 
-/** Streams one harness run as server-sent events (see {@link turnRoutes}); closing the connection cancels it. */
-function streamTurn(c: Context, run: (options: RunTurnOptions) => Promise<TurnResult>, onUnexpected: (error: unknown, request: { method: string; path: string }) => void): Response {
+/**
+ * Streams one harness run as server-sent events (see {@link turnRoutes}); closing the connection
+ * cancels it. `failed` is added to an `error` message (a new turn names its id, for the retry).
+ */
+function streamTurn(
+  c: Context,
+  run: (options: RunTurnOptions) => Promise<TurnResult>,
+  onUnexpected: (error: unknown, request: { method: string; path: string }) => void,
+  failed: { readonly turnId?: string } = {},
+): Response {
   return streamSSE(c, async (stream) => {
       const controller = new AbortController();
       stream.onAbort(() => controller.abort(new Error('The browser closed the turn stream')));
@@ -81,7 +110,7 @@ function streamTurn(c: Context, run: (options: RunTurnOptions) => Promise<TurnRe
         if (mapped.unexpected) onUnexpected(error, { method: c.req.method, path: c.req.path });
         // A turn failure that is not a request problem still explains itself to the player.
         const body = mapped.unexpected && KernelError.isInstance(error) ? { code: error.code, message: error.message } : mapped.body;
-        send({ event: 'error', data: body });
+        send({ event: 'error', data: { ...body, ...failed } });
       }
       await queue;
     });

@@ -21,8 +21,13 @@ export interface FakeOpenAi {
   close(): Promise<void>;
 }
 
-/** The reply of a fake answer: fixed, or chosen per request (`index` counts from 0). */
-export type FakeReply = string | ((body: RecordedRequest['body'], index: number) => string);
+/** A fake answer that fails: the server answers this HTTP status with an OpenAI-style error body. */
+export interface FakeFailure {
+  readonly status: number;
+}
+
+/** The reply of a fake answer: fixed, or chosen per request (`index` counts from 0), or a failure. */
+export type FakeReply = string | ((body: RecordedRequest['body'], index: number) => string | FakeFailure);
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -32,7 +37,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 /**
  * Starts a fake OpenAI-compatible server on 127.0.0.1 (port 0): `POST /v1/chat/completions`
- * answers `reply` (streamed as SSE chunks when `stream` is set), `GET /v1/models` lists two
+ * answers `reply` (streamed as SSE chunks when `stream` is set; a {@link FakeFailure} is answered
+ * as that HTTP status), `GET /v1/models` lists two
  * models, everything else 404.
  * @param reply - the assistant text of every answer, or a function choosing it per request
  * @returns the running server
@@ -53,6 +59,10 @@ export async function startFakeOpenAi(reply: FakeReply): Promise<FakeOpenAi> {
     const body = JSON.parse(await readBody(req)) as RecordedRequest['body'];
     requests.push({ path, body });
     const text = typeof reply === 'string' ? reply : reply(body, requests.length - 1);
+    if (typeof text !== 'string') {
+      res.writeHead(text.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `fake failure ${text.status}` } }));
+      return;
+    }
     const base = { id: `chatcmpl-${requests.length}`, created: 1_700_000_000, model: body.model ?? 'fake' };
     if (body.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
