@@ -1,64 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { expectError, freshId, playTurn, streamPost } from './support/api-client.js';
-import type { RecordedRequest } from './support/fake-openai.js';
 import { setupWebFixture } from './support/setup-web-fixture.js';
+import { PREPARATION_STAGES, selectNewStory, stageOf, storyModel } from './support/story-model.js';
 
 // The seed: a draft prepared for the same turn, step, workspace and revision is replayed from the
 // session log. From the product that means: the actor fails after the stages, and the player's
 // retry of that turn (same turn id) plays the actor again without running the stages again.
 
-const STAGE_MARKERS: readonly [string, string][] = [
-  ['research', 'You are the research worker'],
-  ['character', 'You play '],
-  ['director', 'You are the director of a multi-character'],
-  // The kernel's pre-actor director (it offers DIO's tool), not a story stage.
-  ['tool-director', 'You are the director of a roleplay conversation'],
-  ['section', 'You write the '],
-  ['editor', 'You are the editor'],
-  ['continuity', 'You are the continuity worker'],
-];
-
-/** Which story stage a model call is (`actor` when none): read from its prompt, as a real server sees it. */
-function stageOf(body: RecordedRequest['body']): string {
-  const prompt = (body.messages ?? []).map((message) => String(message.content)).join('\n');
-  return STAGE_MARKERS.find(([, marker]) => prompt.includes(marker))?.[0] ?? 'actor';
-}
-
-const STAGE_ANSWERS: Readonly<Record<string, string>> = {
-  research: JSON.stringify({ facts: ['The harbour is foggy.'], continuity: 'The player arrives.' }),
-  character: JSON.stringify({ intent: 'greet', action: 'Lia lifts the lamp.', dialogue: 'Evening.' }),
-  director: JSON.stringify({ beats: ['Lia greets the player.'], sectionNotes: [] }),
-  section: 'Fog rolls over the pier.',
-  'tool-director': 'No tool is needed.',
-  continuity: JSON.stringify({ publicEvents: ['The player arrived.'], observations: [], proposals: [] }),
-};
-
 // While `actorFails` is set every actor call answers 500 (the provider's retries included).
 let actorFails = false;
-const fx = setupWebFixture({
-  fakeModel: {
-    use: true,
-    reply: (body) => {
-      const stage = stageOf(body);
-      if (stage === 'actor') return actorFails ? { status: 500 } : '*Lia lifts the lamp.* "Evening."';
-      // The editor answers the sections back unchanged (its headings must stay).
-      if (stage === 'editor') return String(body.messages?.at(-1)?.content ?? '');
-      return STAGE_ANSWERS[stage] ?? '';
-    },
-  },
-});
+const fx = setupWebFixture({ fakeModel: { use: true, reply: storyModel(() => actorFails) } });
 const { api } = fx;
 
-const PREPARATION = new Set(['research', 'character', 'director', 'section', 'editor']);
-const preparationCalls = (from: number) => fx.fake.requests.slice(from).filter((request) => PREPARATION.has(stageOf(request.body))).length;
+const preparationCalls = (from: number) => fx.fake.requests.slice(from).filter((request) => PREPARATION_STAGES.has(stageOf(request.body))).length;
 
 async function storyChat(): Promise<string> {
   const session = freshId('story-retry');
-  const story = freshId('retry-tale');
-  await api('POST', '/api/stories', { id: story, name: 'Retry tale' });
-  await api('POST', `/api/stories/${story}/characters`, { baseRevision: 1, id: 'lia', name: 'Lia' });
-  await api('POST', `/api/stories/${story}/sections`, { baseRevision: 2, id: 'scene', title: 'Scene', kind: 'prose' });
-  expect((await api('PUT', `/api/sessions/${session}/story`, { storyId: story })).status).toBe(200);
+  expect((await selectNewStory(api, freshId('retry-tale'), session)).status).toBe(200);
   return session;
 }
 

@@ -1,7 +1,7 @@
 import type { SessionEvent, TurnResult } from '@troupe/kernel';
 import * as z from 'zod';
 import type { ApiProblem } from '../wire/api-problem.js';
-import type { StageProgress } from '../wire/turn-stream.js';
+import type { StageProgress, TurnStreamError } from '../wire/turn-stream.js';
 
 const StageDataSchema = z.object({ stage: z.string(), item: z.string().optional(), ok: z.boolean().optional(), error: z.object({ code: z.string(), message: z.string() }).optional() });
 
@@ -12,7 +12,7 @@ export type TurnStreamMessage =
   | { readonly event: 'delta'; readonly data: { readonly text: string } }
   | { readonly event: 'reasoning'; readonly data: { readonly text: string } }
   | { readonly event: 'result'; readonly data: TurnResultView }
-  | { readonly event: 'error'; readonly data: ApiProblem };
+  | { readonly event: 'error'; readonly data: TurnStreamError };
 
 /**
  * The final `result` message: the reply, the actor's prepared messages and the turn's events (in the

@@ -9,6 +9,10 @@ export interface StageProgress {
   readonly status: 'started' | 'done' | 'failed';
   readonly error?: ApiProblem;
 }
+/** The `error` event of the turn stream: a new turn's also names the turn, so the player's retry can replay it. */
+export interface TurnStreamError extends ApiProblem {
+  readonly turnId?: string;
+}
 /** One message of the actor's prepared prompt. */
 export interface PreparedMessage {
   readonly role: string;

@@ -1,15 +1,18 @@
 import type { ApiProblem } from '../../src/wire/api-problem.js';
-import type { StageProgress, TurnResultView } from '../../src/wire/turn-stream.js';
+import type { StageProgress, TurnResultView, TurnStreamError } from '../../src/wire/turn-stream.js';
 
 /** An API answer that was not 2xx: its status, stable code and message. */
 export class ApiFailure extends Error {
   readonly status: number;
   readonly code: string;
+  /** The turn a failed turn stream played (its `error` event names it): a retry can replay it. */
+  readonly turnId?: string;
 
-  constructor(status: number, problem: ApiProblem) {
+  constructor(status: number, problem: ApiProblem & { readonly turnId?: string }) {
     super(problem.message);
     this.status = status;
     this.code = problem.code;
+    if (typeof problem.turnId === 'string') this.turnId = problem.turnId;
   }
 }
 
@@ -40,11 +43,13 @@ export interface TurnHandlers {
 /**
  * Plays one turn: `POST /api/sessions/:id/turns`, read as a server-sent event stream (fetch, since
  * EventSource cannot POST).
+ * @param retryOf - the id of a turn that failed before its commit, when this sends its line again
+ *   (the server replays what that turn prepared)
  * @returns the final result
- * @throws {ApiFailure} on a 4xx answer or an `error` event; the abort reason's error when `signal` aborts
+ * @throws {ApiFailure} on a 4xx answer or an `error` event (whose `turnId` names the turn); the abort reason's error when `signal` aborts
  */
-export function playTurn(sessionId: string, text: string, handlers: TurnHandlers, signal?: AbortSignal): Promise<TurnResultView> {
-  return streamTurn(`/api/sessions/${encodeURIComponent(sessionId)}/turns`, { text }, handlers, signal);
+export function playTurn(sessionId: string, text: string, handlers: TurnHandlers, signal?: AbortSignal, retryOf?: string): Promise<TurnResultView> {
+  return streamTurn(`/api/sessions/${encodeURIComponent(sessionId)}/turns`, retryOf === undefined ? { text } : { text, turnId: retryOf }, handlers, signal);
 }
 
 /**
@@ -106,7 +111,7 @@ async function readTurnStream(path: string, body: unknown, handlers: TurnHandler
         } else if (message.event === 'delta') handlers.onDelta((message.data as { text: string }).text);
         else if (message.event === 'reasoning') handlers.onReasoning?.((message.data as { text: string }).text);
         else if (message.event === 'result') result = message.data as TurnResultView;
-        else if (message.event === 'error') throw new ApiFailure(500, message.data as ApiProblem);
+        else if (message.event === 'error') throw new ApiFailure(500, message.data as TurnStreamError);
       }
       end = buffer.indexOf('\n\n');
     }

@@ -7,6 +7,7 @@ import type { PreparedMessage, TurnResultView } from '../../../src/wire/turn-str
 import { ChatHeader } from './ChatHeader.js';
 import { branchFrom, continueReply, editTurn, loadMessages, regenerateReply, removeTurnsFrom, selectStep } from './chat-controls-api.js';
 import { ExchangeView } from './ExchangeView.js';
+import { type FailedTurn, failedTurnOf, retryTurnId } from './failed-turn.js';
 import { GreetingMessage } from './GreetingMessage.js';
 import { type PendingReply, StreamingExchange } from './StreamingExchange.js';
 import './chat-controls.css';
@@ -57,6 +58,8 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
   const [error, setError] = useState<string | null>(null);
   const endRef = useRef<HTMLDivElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
+  // The last send that failed before its commit: sending its line unchanged retries that turn.
+  const failedTurn = useRef<FailedTurn | null>(null);
 
   useEffect(() => {
     // The character's name comes from the server's composition, not from the UI.
@@ -116,7 +119,9 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
    * Streams a turn, regenerate or continue. Stop aborts it: the connection closes, the server
    * cancels the run and nothing is committed; `onNotCommitted` then runs in the same render.
    */
-  const runStream = (start: PendingReply, call: (handlers: TurnHandlers, signal: AbortSignal) => Promise<TurnResultView>, onNotCommitted?: () => void, onLeft?: () => void) => {
+  const runStream = (start: PendingReply, call: (handlers: TurnHandlers, signal: AbortSignal) => Promise<TurnResultView>, onNotCommitted?: (error: unknown) => void, onLeft?: () => void) => {
+    // Any run changes what a failed turn's prepared draft was written against: no retry after it.
+    failedTurn.current = null;
     setError(null);
     setPrepared(null);
     return stream.run(start, call, {
@@ -129,7 +134,7 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
         onTurn();
       },
       onNotCommitted: (e) => {
-        onNotCommitted?.();
+        onNotCommitted?.(e);
         if (e !== undefined) setError(message(e));
         void reload().catch(() => {});
       },
@@ -143,12 +148,15 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
     const input = text.trim();
     if (!input || busy) return;
     const sentIn = sessionId;
+    const retryOf = retryTurnId(failedTurn.current, sessionId, input);
     setText('');
     await runStream(
       { kind: 'turn', turnId: null, input, reply: '' },
-      (handlers, signal) => playTurn(sessionId, input, handlers, signal),
+      (handlers, signal) => playTurn(sessionId, input, handlers, signal, retryOf),
       // Stopped or failed: nothing was committed, so the line goes back to the box (before anything typed meanwhile).
-      () => {
+      // A failure (not a Stop) is remembered: sent again unchanged, it replays what the turn prepared.
+      (e) => {
+        failedTurn.current = failedTurnOf(e, sentIn, input);
         setText((now) => (now.trim() === '' ? input : `${input}\n${now}`));
         inputRef.current?.focus(); // Enter sends it again
       },
@@ -170,6 +178,8 @@ export function ChatView({ sessionId, storyId, onTurn, chat, onChatChange, offli
 
   /** Runs a swipe, edit or delete; resolves with why the server refused it, or null when it is done. */
   const attempt = async (change: () => Promise<void>): Promise<string | null> => {
+    // A swipe, edit or delete changes the chat a failed turn's draft was prepared against.
+    failedTurn.current = null;
     setControlBusy(true);
     setError(null);
     stream.clearStopped();
