@@ -138,3 +138,29 @@ describe('DIO view', () => {
     expect((await api('GET', `/api/sessions/${edited}/dio`)).body.requirements).toEqual([]);
   });
 });
+
+describe('a session too long to read whole', () => {
+  it('is still listed and shows its chat, its regenerate and continue checks work: those read only the chat events', async () => {
+    const session = freshId('too-long');
+    for (const text of ['第一句。', '第二句。']) await playTurn(fx.server.url, session, text);
+    const log = fx.demo.storage.sessions;
+    const read = log.read.bind(log);
+    // What storage-fs answers for a log past V8's string limit (a 1 650-exchange chat with its prompt records).
+    log.read = async (id, options) => {
+      if (id === session) throw new Error('Cannot create a string longer than 0x1fffffe8 characters (ERR_STRING_TOO_LONG)');
+      return read(id, options);
+    };
+    try {
+      const list = await api('GET', '/api/sessions');
+      expect(list.status).toBe(200);
+      expect((list.body.sessions as { id: string; turns: number }[]).find((row) => row.id === session)).toMatchObject({ turns: 2 });
+      const messages = await api('GET', `/api/sessions/${session}/messages`);
+      expect(messages.status).toBe(200);
+      expect((messages.body.messages as { input: string }[]).map((m) => m.input)).toEqual(['第一句。', '第二句。']);
+      expectError(await api('POST', `/api/sessions/${session}/turns/not-last/regenerate`, {}), 404, 'KERNEL_TURN_NOT_FOUND');
+    } finally {
+      log.read = read;
+    }
+  });
+});
+

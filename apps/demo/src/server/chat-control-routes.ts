@@ -5,6 +5,7 @@ import type { Demo } from '../compose.js';
 import type { BranchView } from '../wire/chat.js';
 import { revokeRequirementsOf } from './dio-turn-revocations.js';
 import { chatMessages } from './session-view.js';
+import { chatEvents } from './session-reads.js';
 import { EditedReplySchema, jsonBody, param, PlayerLineSchema, SessionIdSchema, TurnIdSchema } from './validation.js';
 
 const SelectSchema = z.object({ step: z.int().min(0) }).strict();
@@ -39,7 +40,7 @@ export function chatControlRoutes(demo: Demo): Hono {
     const sessionId = param(c, 'sessionId', SessionIdSchema);
     const turnId = param(c, 'turnId', TurnIdSchema);
     const edit = await jsonBody(c, EditSchema);
-    const before = edit.input === undefined ? undefined : chatMessages(await demo.storage.sessions.read(sessionId)).find((message) => message.turnId === turnId)?.input;
+    const before = edit.input === undefined ? undefined : chatMessages(await chatEvents(demo.storage.sessions, sessionId)).find((message) => message.turnId === turnId)?.input;
     const turn = await demo.harness.editTurn({ sessionId, turnId, ...edit });
     // A rewritten line no longer states what it stated: its lasting requirement goes with it.
     const dio = edit.input !== undefined && before !== undefined && turn.input !== before ? await revokeRequirementsOf(demo, sessionId, [turnId]) : undefined;

@@ -1,6 +1,7 @@
 import { DIO_EVENTS, DioSessionRequirementsToken, deriveDioIds } from '@troupe/plugin-dio';
 import type { Demo } from '../compose.js';
 import { DioProxy } from './dio-proxy.js';
+import { eventsOfTypes } from './session-reads.js';
 
 /** What revoking the requirements of deleted or rewritten chat lines did (part of the route's answer). */
 export interface TurnRevocations {
@@ -25,9 +26,9 @@ const TIMEOUT_MS = 1_500;
  */
 export async function revokeRequirementsOf(demo: Demo, sessionId: string, turnIds: readonly string[]): Promise<TurnRevocations | undefined> {
   const requestIds = new Set(turnIds.map((turnId) => deriveDioIds(sessionId, turnId).requestId));
-  const stated = (await demo.storage.sessions.read(sessionId)).filter((event) => {
+  const stated = (await eventsOfTypes(demo.storage.sessions, sessionId, [DIO_EVENTS.scheduled, DIO_EVENTS.schedulePending])).filter((event) => {
     const requestId = (event.data as { requestId?: unknown } | undefined)?.requestId;
-    return (event.type === DIO_EVENTS.scheduled || event.type === DIO_EVENTS.schedulePending) && typeof requestId === 'string' && requestIds.has(requestId);
+    return typeof requestId === 'string' && requestIds.has(requestId);
   });
   if (stated.length === 0) return undefined;
   let revoked = 0;

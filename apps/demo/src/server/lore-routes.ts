@@ -8,6 +8,7 @@ import { characterBookName } from '../library/session-lore.js';
 import type { SessionLore, SessionLorebooks } from '../wire/lore.js';
 import { LibraryIdSchema } from './library/library-schemas.js';
 import { jsonBody, param, SessionIdSchema } from './validation.js';
+import { eventsOfTypes } from './session-reads.js';
 
 const AttachSchema = z.object({ lorebookIds: z.array(LibraryIdSchema).max(100) }).strict();
 const MAX_TURNS = 50;
@@ -57,7 +58,7 @@ export function loreRoutes(demo: Demo): Hono {
 
   app.get('/:sessionId/lore', async (c) => {
     const id = sessionId(c);
-    const events = (await log.read(id)).filter((event) => event.type === LOREBOOK_ACTIVATED_EVENT);
+    const events = await eventsOfTypes(log, id, [LOREBOOK_ACTIVATED_EVENT]);
     const turns = events
       .slice(-MAX_TURNS)
       .reverse()

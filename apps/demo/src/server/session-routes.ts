@@ -5,7 +5,8 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { Demo } from '../compose.js';
 import { ApiError } from './api-error.js';
-import { chatMessages, damagedSession, summarizeSession } from './session-view.js';
+import { chatMessages, damagedSession, SUMMARY_EVENT_TYPES, summarizeSession } from './session-view.js';
+import { chatEvents, eventsOfTypes } from './session-reads.js';
 import { jsonBody, param, SessionIdSchema, StoryIdSchema } from './validation.js';
 
 const SelectStorySchema = z.object({ storyId: StoryIdSchema }).strict();
@@ -28,6 +29,12 @@ export function sessionRoutes(demo: Demo): Hono {
     if (events.length === 0) throw new ApiError(404, 'SESSION_NOT_FOUND', `There is no session "${id}" yet: play a turn to start it`);
     return events;
   };
+  // The chat's events only (a long chat's prompt records are never read for its messages); a
+  // session with none is read whole once to tell "no turns yet" from "no such session".
+  const existingChatEvents = async (id: string) => {
+    const events = await chatEvents(log, id);
+    return events.length > 0 ? events : existingEvents(id);
+  };
 
   // One damaged session never hides the others: it is listed with its problem.
   app.get('/', async (c) => {
@@ -35,7 +42,7 @@ export function sessionRoutes(demo: Demo): Hono {
     const sessions = await Promise.all(
       ids.map(async (id) => {
         try {
-          return summarizeSession(id, await log.read(id));
+          return summarizeSession(id, await eventsOfTypes(log, id, SUMMARY_EVENT_TYPES));
         } catch (error) {
           if (!isDamaged(error)) throw error;
           return damagedSession(id, error.message);
@@ -53,7 +60,7 @@ export function sessionRoutes(demo: Demo): Hono {
 
   app.get('/:sessionId/messages', async (c) => {
     const id = sessionId(c);
-    return c.json({ sessionId: id, messages: chatMessages(await existingEvents(id)) });
+    return c.json({ sessionId: id, messages: chatMessages(await existingChatEvents(id)) });
   });
 
   app.get('/:sessionId/events', async (c) => {

@@ -2,6 +2,7 @@ import { type CommittedTurnRecord, foldCommittedTurns, type SessionEvent } from 
 import { STORY_EVENTS } from '@troupe/plugin-story';
 import * as z from 'zod';
 import type { SessionSummary } from '../wire/chat.js';
+import { CHAT_EVENT_TYPES } from './session-reads.js';
 
 const SelectionSchema = z.object({ workspaceId: z.string().nullable() });
 
@@ -30,8 +31,12 @@ export function chatMessages(events: readonly SessionEvent[]): ChatMessageView[]
   return [...foldCommittedTurns(events).values()];
 }
 
+/** What a session's list row is made from: its chat events and its story selections. */
+export const SUMMARY_EVENT_TYPES: readonly string[] = Object.freeze([...CHAT_EVENT_TYPES, STORY_EVENTS.workspaceSelected]);
+
 /**
- * Summarises a session for the list.
+ * Summarises a session for the list (from {@link SUMMARY_EVENT_TYPES}: `lastActivity` is the
+ * time of the last of those, a turn's commit or a control).
  * @param id - the session id
  * @param events - its events
  * @returns turn count, the selected story and the last event time

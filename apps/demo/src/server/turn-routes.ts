@@ -8,6 +8,7 @@ import type { Demo } from '../compose.js';
 import { nextStepRequest } from '../next-step-request.js';
 import { ApiError, toApiError } from './api-error.js';
 import { chatMessages } from './session-view.js';
+import { chatEvents, eventsOfTypes } from './session-reads.js';
 import { liveEventMessage, type TurnStreamMessage, turnResultView } from './turn-stream.js';
 import { jsonBody, param, PlayerLineSchema, SessionIdSchema, TurnIdSchema } from './validation.js';
 
@@ -23,8 +24,8 @@ const TurnBodySchema = z.object({ text: PlayerLineSchema, turnId: TurnIdSchema.o
  */
 async function freshTurnId(demo: Demo, sessionId: string, retried: string | undefined): Promise<string> {
   if (retried === undefined) return randomUUID();
-  const events = await demo.storage.sessions.read(sessionId);
-  if (events.some((event) => event.type === TURN_COMMITTED && event.turnId === retried)) {
+  const events = await eventsOfTypes(demo.storage.sessions, sessionId, [TURN_COMMITTED]);
+  if (events.some((event) => event.turnId === retried)) {
     throw new ApiError(409, 'TURN_EXISTS', `Turn "${retried}" was already played in session "${sessionId}"; send the line without a turnId to play a new turn`);
   }
   return retried;
@@ -60,7 +61,7 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown, request: {
     const turnId = param(c, 'turnId', TurnIdSchema);
     // Checked before streaming, so a wrong turn is a plain 404. The kernel checks again and picks
     // the step in the session's queue: two tabs regenerating at once get steps of their own.
-    const last = chatMessages(await demo.storage.sessions.read(sessionId)).at(-1);
+    const last = chatMessages(await chatEvents(demo.storage.sessions, sessionId)).at(-1);
     if (!last) throw new ApiError(404, 'KERNEL_TURN_NOT_FOUND', `Session "${sessionId}" has no reply to regenerate`);
     if (last.turnId !== turnId) throw new ApiError(404, 'KERNEL_TURN_NOT_FOUND', `Only the last reply can be regenerated: "${turnId}" is not the last turn of "${sessionId}"`);
     const request = nextStepRequest(await demo.turnInputFor(sessionId, last.input), turnId);
@@ -71,7 +72,7 @@ export function turnRoutes(demo: Demo, onUnexpected: (error: unknown, request: {
   app.post('/:sessionId/continue', async (c) => {
     const sessionId = param(c, 'sessionId', SessionIdSchema);
     // Checked before streaming, so a chat with nothing to continue is a plain 404.
-    if (chatMessages(await demo.storage.sessions.read(sessionId)).length === 0) throw new ApiError(404, 'KERNEL_TURN_NOT_FOUND', `Session "${sessionId}" has no reply to continue`);
+    if (chatMessages(await chatEvents(demo.storage.sessions, sessionId)).length === 0) throw new ApiError(404, 'KERNEL_TURN_NOT_FOUND', `Session "${sessionId}" has no reply to continue`);
     const request = nextStepRequest(await demo.turnInputFor(sessionId, '…'));
     return streamTurn(c, (options) => demo.harness.continueTurn(request, options), onUnexpected);
   });
