@@ -44,8 +44,11 @@ export function rewriteBlocks(files: Readonly<Record<string, string>>, rewrites:
         const text = block.appends[path];
         if (text === undefined) continue;
         const current = blockText(block.marker, text);
-        if (current === wanted || findBlock(content, current) === undefined) continue;
-        content = replaceBlock(content, current, placed || wanted === undefined ? '' : wanted);
+        if (current === wanted) continue;
+        // One lookup: replaceBlock leaves the text as it is when the block is not there.
+        const replaced = replaceBlock(content, current, placed || wanted === undefined ? '' : wanted);
+        if (replaced === content) continue;
+        content = replaced;
         placed = placed || wanted !== undefined;
       }
       if (!placed && wanted !== undefined && onRecord) content = appendSettleBlock(content, desired?.marker ?? '', desired?.appends[path] ?? '');
